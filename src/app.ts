@@ -1,0 +1,60 @@
+/**
+ * Composition: one configured server — sandbox, dispatcher, SDK factory —
+ * built from a {@linkcode Config}. Every command and every test builds the
+ * server this way, so what is tested is what is served.
+ *
+ * @module
+ */
+
+import type { McpServerFactory } from "@modelcontextprotocol/server";
+import type { Config } from "./config/load.ts";
+import { ToolDispatcher } from "./protocol/dispatch.ts";
+import { createServerFactory } from "./protocol/server.ts";
+import type { SandboxSettings } from "./sandbox/messages.ts";
+import { type Sandbox, type SandboxOptions, startSandbox } from "./sandbox/sandbox.ts";
+
+/** How many tool workers run calls at once. */
+export const TOOL_WORKER_POOL_SIZE = 2;
+
+/** A configured server, ready to attach to a transport. */
+export interface DevServer {
+  readonly config: Config;
+  readonly sandbox: Sandbox;
+  readonly dispatcher: ToolDispatcher;
+  /** The SDK factory for `serveStdio` / `createMcpHandler`. */
+  readonly factory: McpServerFactory;
+  /** Stops the sandbox's workers. */
+  close(): void;
+}
+
+/** The sandbox settings a configuration implies (with a fresh cursor key). */
+export function sandboxSettings(config: Config): SandboxSettings {
+  return {
+    root: config.workspaceRoot,
+    configuredRoot: config.workspace,
+    workspaceName: config.workspaceName,
+    followSymlinks: config.followSymlinks,
+    denyExtra: config.denyExtra,
+    limits: {
+      maxFileBytes: config.maxFileBytes,
+      maxLines: config.maxLines,
+      listPageSize: config.listPageSize,
+    },
+    cursorKey: crypto.getRandomValues(new Uint8Array(32)),
+    timeoutMs: config.toolTimeoutMs,
+    poolSize: TOOL_WORKER_POOL_SIZE,
+  };
+}
+
+/** Builds the server for `config`: starts the sandbox workers. */
+export function createDevServer(config: Config, options: SandboxOptions = {}): DevServer {
+  const sandbox = startSandbox(sandboxSettings(config), options);
+  const dispatcher = new ToolDispatcher(sandbox, { redactSecrets: config.redactSecrets });
+  return {
+    config,
+    sandbox,
+    dispatcher,
+    factory: createServerFactory(dispatcher),
+    close: () => sandbox.close(),
+  };
+}

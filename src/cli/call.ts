@@ -1,0 +1,45 @@
+/**
+ * `devserver call TOOL [JSON]`: one tool call in-process, through the same
+ * sandbox, dispatcher and result pipeline that `serve` uses.
+ *
+ * @module
+ */
+
+import { ProtocolError } from "@modelcontextprotocol/server";
+import { createDevServer } from "../app.ts";
+import type { Config } from "../config/load.ts";
+import { dropMainThreadPermissions } from "../sandbox/permissions.ts";
+import { type ParsedArgs, UsageError } from "./args.ts";
+
+/** Runs the call and prints it; resolves with the exit code (1 when the tool refused). */
+export async function runCall(config: Config, args: ParsedArgs): Promise<number> {
+  const [tool, json, ...extra] = args.rest;
+  if (!tool) throw new UsageError("call needs a tool name; run devserver tools to list them");
+  if (extra.length > 0) throw new UsageError("call takes one JSON arguments object; quote it");
+  let toolArgs: unknown = {};
+  if (json !== undefined) {
+    try {
+      toolArgs = JSON.parse(json);
+    } catch {
+      throw new UsageError("the arguments are not valid JSON (quote the object for your shell)");
+    }
+  }
+  const server = createDevServer(config);
+  await dropMainThreadPermissions(false);
+  try {
+    const result = await server.dispatcher.call(tool, toolArgs);
+    if (args.json) {
+      console.log(JSON.stringify(result, null, 2));
+    } else {
+      for (const block of result.content ?? []) {
+        if (block.type === "text") console.log(block.text);
+      }
+    }
+    return result.isError ? 1 : 0;
+  } catch (error) {
+    if (error instanceof ProtocolError) throw new UsageError(error.message);
+    throw error;
+  } finally {
+    server.close();
+  }
+}

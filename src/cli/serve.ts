@@ -1,0 +1,40 @@
+/**
+ * `devserver serve`: the sandbox, the SDK server and the stdio transport,
+ * wired together. Once the sandbox is up, the main thread drops read, run,
+ * env and net: from then on only the workers can touch the workspace.
+ *
+ * @module
+ */
+
+import { serveStdio } from "@modelcontextprotocol/server/stdio";
+import { createDevServer } from "../app.ts";
+import type { Config } from "../config/load.ts";
+import { log } from "../log.ts";
+import { dropMainThreadPermissions } from "../sandbox/permissions.ts";
+import { LineTransport } from "../transport/stdio.ts";
+import type { ParsedArgs } from "./args.ts";
+
+/** Serves until the client closes stdin; resolves with the exit code. */
+export async function runServe(config: Config, _args: ParsedArgs): Promise<number> {
+  const server = createDevServer(config);
+  await dropMainThreadPermissions(false);
+  log("info", `serving workspace "${config.workspaceName}" over ${config.transport}`);
+  const closed = Promise.withResolvers<void>();
+  const transport = new LineTransport(Deno.stdin.readable, Deno.stdout.writable, {
+    maxLineBytes: config.maxLineBytes,
+  });
+  const handle = serveStdio(server.factory, {
+    legacy: config.legacyClients,
+    transport,
+    onerror: (error) => log("debug", error.message),
+  });
+  const previousOnClose = transport.onclose;
+  transport.onclose = () => {
+    previousOnClose?.();
+    closed.resolve();
+  };
+  await closed.promise;
+  await handle.close().catch(() => {});
+  server.close();
+  return 0;
+}

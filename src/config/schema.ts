@@ -1,0 +1,151 @@
+/**
+ * The catalogue of settings: every `MCP_<SECTION>__<FIELD>` variable the
+ * program understands, with its type, default, bounds and one line of
+ * documentation. `docs/configuration.md` and `.env.example` are checked
+ * against this table by a test, so the three cannot drift apart.
+ *
+ * @module
+ */
+
+/** How a setting's text is turned into a value. */
+export type SettingKind =
+  | { type: "boolean" }
+  | { type: "integer"; min: number; max: number }
+  | { type: "enum"; values: readonly string[] }
+  | { type: "path" }
+  | { type: "list"; maxItems: number; maxItemLength: number };
+
+/** One setting: where it lives, what it accepts, what it is for. */
+export interface SettingSpec {
+  /** The environment variable, e.g. `MCP_SANDBOX__MAX_FILE_BYTES`. */
+  readonly env: string;
+  /** The key in {@linkcode Config}. */
+  readonly key: keyof ConfigValues;
+  readonly kind: SettingKind;
+  /** The default as it would be written in the environment ("" for "unset"). */
+  readonly defaultText: string;
+  /** One line for docs and `doctor`. */
+  readonly doc: string;
+}
+
+/** The parsed, typed values of every setting. */
+export interface ConfigValues {
+  environment: "development" | "production";
+  workspace: string;
+  followSymlinks: boolean;
+  maxFileBytes: number;
+  maxLines: number;
+  denyExtra: readonly string[];
+  toolTimeoutMs: number;
+  listPageSize: number;
+  legacyClients: "serve" | "reject";
+  maxLineBytes: number;
+  transport: "stdio";
+  redactSecrets: boolean;
+  logLevel: "error" | "warn" | "info" | "debug";
+}
+
+const MIB = 1024 * 1024;
+
+/** Every setting, in the order documentation lists them. */
+export const SETTINGS: readonly SettingSpec[] = [
+  {
+    env: "MCP_ENVIRONMENT",
+    key: "environment",
+    kind: { type: "enum", values: ["development", "production"] },
+    defaultText: "development",
+    doc:
+      "`production` refuses to start with unsafe settings (redaction off, symlink following on, a home directory or filesystem root as workspace).",
+  },
+  {
+    env: "MCP_SANDBOX__WORKSPACE",
+    key: "workspace",
+    kind: { type: "path" },
+    defaultText: "",
+    doc:
+      "The folder served. `--workspace` wins over it; unset means the current directory. Relative paths resolve against the directory the command was run from.",
+  },
+  {
+    env: "MCP_SANDBOX__FOLLOW_SYMLINKS",
+    key: "followSymlinks",
+    kind: { type: "boolean" },
+    defaultText: "false",
+    doc:
+      "Whether a symlink named as the last path component is followed (only ever to a target inside the workspace). Walks never descend symlinked directories.",
+  },
+  {
+    env: "MCP_SANDBOX__MAX_FILE_BYTES",
+    key: "maxFileBytes",
+    kind: { type: "integer", min: 1, max: 64 * MIB },
+    defaultText: String(MIB),
+    doc: "Largest file `read_file` reads, checked before and while reading.",
+  },
+  {
+    env: "MCP_SANDBOX__MAX_LINES",
+    key: "maxLines",
+    kind: { type: "integer", min: 1, max: 1_000_000 },
+    defaultText: "4000",
+    doc: "Most lines one `read_file` call returns; a longer range is cut and marked `truncated`.",
+  },
+  {
+    env: "MCP_SANDBOX__DENY_EXTRA",
+    key: "denyExtra",
+    kind: { type: "list", maxItems: 256, maxItemLength: 256 },
+    defaultText: "",
+    doc:
+      "Comma-separated extra names or `*` globs to deny (case-insensitive, matched on every path component). Extends the built-in denylist; nothing removes from it.",
+  },
+  {
+    env: "MCP_SANDBOX__TOOL_TIMEOUT_MS",
+    key: "toolTimeoutMs",
+    kind: { type: "integer", min: 100, max: 600_000 },
+    defaultText: "15000",
+    doc:
+      "Hard time budget of one tool call. At the budget the tool worker is terminated and replaced; the call answers `timed_out`.",
+  },
+  {
+    env: "MCP_SANDBOX__LIST_PAGE_SIZE",
+    key: "listPageSize",
+    kind: { type: "integer", min: 1, max: 10_000 },
+    defaultText: "500",
+    doc: "Entries per `list_directory` page; the rest is reached with `cursor`.",
+  },
+  {
+    env: "MCP_SERVER__LEGACY_CLIENTS",
+    key: "legacyClients",
+    kind: { type: "enum", values: ["serve", "reject"] },
+    defaultText: "serve",
+    doc:
+      "`serve` answers clients that open with `initialize` (2025-era); `reject` answers them -32022 naming the supported revision.",
+  },
+  {
+    env: "MCP_SERVER__MAX_LINE_BYTES",
+    key: "maxLineBytes",
+    kind: { type: "integer", min: 1024, max: 64 * MIB },
+    defaultText: String(MIB),
+    doc:
+      "Longest JSON-RPC line accepted on stdio; a longer one is skipped without being buffered and answered -32700.",
+  },
+  {
+    env: "MCP_SERVER__TRANSPORT",
+    key: "transport",
+    kind: { type: "enum", values: ["stdio"] },
+    defaultText: "stdio",
+    doc: "How `serve` talks to its client. `--transport` wins over it.",
+  },
+  {
+    env: "MCP_CONTENT__REDACT_SECRETS",
+    key: "redactSecrets",
+    kind: { type: "boolean" },
+    defaultText: "true",
+    doc:
+      "Replace credentials found in returned content with `[REDACTED:<kind>]` and report what was redacted.",
+  },
+  {
+    env: "MCP_LOG__LEVEL",
+    key: "logLevel",
+    kind: { type: "enum", values: ["error", "warn", "info", "debug"] },
+    defaultText: "warn",
+    doc: "How much the server writes to stderr (never stdout).",
+  },
+];

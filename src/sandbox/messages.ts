@@ -1,0 +1,54 @@
+/**
+ * The messages between the main thread, the supervisor worker and the tool
+ * workers. Plain data only: everything here is structured-cloned.
+ *
+ * @module
+ */
+
+import type { RawToolResult, ToolLimits } from "../tools/types.ts";
+
+/** What a tool worker needs to build its {@linkcode Workspace}; sent once. */
+export interface SandboxSettings {
+  readonly root: string;
+  readonly configuredRoot: string;
+  readonly workspaceName: string;
+  readonly followSymlinks: boolean;
+  readonly denyExtra: readonly string[];
+  readonly limits: ToolLimits;
+  /** Key for pagination cursors (random per start). */
+  readonly cursorKey: Uint8Array;
+  /** Hard budget of one call in milliseconds. */
+  readonly timeoutMs: number;
+  /** How many tool workers may run at once. */
+  readonly poolSize: number;
+}
+
+/** Main → supervisor: set up (once). */
+export interface InitMessage {
+  readonly type: "init";
+  readonly settings: SandboxSettings;
+  /** The module tool workers run (a test can substitute its own). */
+  readonly toolWorkerUrl: string;
+}
+
+/** Main → supervisor → tool worker: run one tool call. */
+export interface JobMessage {
+  readonly type: "job";
+  readonly id: number;
+  readonly tool: string;
+  readonly args: unknown;
+}
+
+/** Tool worker → supervisor → main: the answer to one job. */
+export interface ResultMessage {
+  readonly type: "result";
+  readonly id: number;
+  readonly result: RawToolResult;
+}
+
+/** Supervisor → main: a tool worker was terminated (budget) or crashed, and replaced. */
+export interface EventMessage {
+  readonly type: "event";
+  readonly event: "worker_terminated" | "worker_crashed";
+  readonly id: number;
+}

@@ -1,0 +1,66 @@
+/**
+ * Refusals: the stable, documented ways a tool call says "no". A refusal is
+ * a tool result (`isError: true`), never a protocol error, and its message
+ * names at most the workspace folder — never a resolved path.
+ *
+ * @module
+ */
+
+/** Every refusal code a client can rely on. Add, never rename. */
+export const REFUSAL_CODES = [
+  "invalid_arguments",
+  "invalid_path",
+  "outside_workspace",
+  "denied_path",
+  "not_found",
+  "not_a_file",
+  "not_a_directory",
+  "symlink_not_followed",
+  "symlink_loop",
+  "special_file",
+  "too_large",
+  "binary_file",
+  "unreadable",
+  "timed_out",
+  "internal_error",
+] as const;
+
+/** A stable refusal code. */
+export type RefusalCode = typeof REFUSAL_CODES[number];
+
+/** What to do about each refusal, so every message carries a remedy. */
+export const DEFAULT_REMEDIES: Readonly<Record<RefusalCode, string>> = {
+  invalid_arguments: "Fix the arguments to match the tool's input schema (see tools/list).",
+  invalid_path:
+    "Give a path relative to the workspace root, without NUL bytes or over-long components.",
+  outside_workspace:
+    "Use a path inside the workspace; list_directory with no path shows the root.",
+  denied_path:
+    "This path holds credentials or repository internals and is never served; choose another file.",
+  not_found: "Check the spelling; list_directory shows what exists.",
+  not_a_file: "Use list_directory for directories; read_file reads regular files.",
+  not_a_directory: "Use read_file for files; list_directory lists directories.",
+  symlink_not_followed:
+    "Read the link's target by its own path, or set MCP_SANDBOX__FOLLOW_SYMLINKS=true (targets must still be inside the workspace).",
+  symlink_loop: "The path contains a symlink cycle; use a path without it.",
+  special_file: "Only regular files are read; FIFOs, sockets and devices are never opened.",
+  too_large:
+    "Read a smaller file, or raise MCP_SANDBOX__MAX_FILE_BYTES if the operator allows it.",
+  binary_file: "This file looks binary (it has NUL bytes); only text files are returned.",
+  unreadable: "The operating system refused to read this path; check its permissions.",
+  timed_out:
+    "The call ran past its time budget and was stopped; narrow the request or raise MCP_SANDBOX__TOOL_TIMEOUT_MS.",
+  internal_error: "The server hit an unexpected error; retry, and report it if it persists.",
+};
+
+/** A tool's refusal, thrown inside a handler and turned into an `isError` result. */
+export class ToolRefusal extends Error {
+  override name = "ToolRefusal";
+  readonly code: RefusalCode;
+  readonly remedy: string;
+  constructor(code: RefusalCode, message: string, remedy: string = DEFAULT_REMEDIES[code]) {
+    super(message);
+    this.code = code;
+    this.remedy = remedy;
+  }
+}

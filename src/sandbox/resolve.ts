@@ -1,0 +1,171 @@
+/**
+ * Containment, the first layer: the one place a user's path string becomes
+ * a filesystem path. Every component is resolved on the real filesystem
+ * (symlinks included, `..` taken physically), and the result must be the
+ * workspace root or lie under it by path components. Nothing else in the
+ * program turns a string into a path.
+ *
+ * @module
+ */
+
+import { isAbsolute, relative as relativePath, sep } from "node:path";
+import type { Denylist } from "./denylist.ts";
+import { ToolRefusal } from "./refusal.ts";
+
+/** How far a path may go before it is refused as malformed. */
+export const PATH_LIMITS = { maxLength: 4096, maxComponentBytes: 255, maxSymlinkHops: 40 };
+
+/** What containment knows about the workspace; fixed at start. */
+export interface ContainmentPolicy {
+  /** The workspace root with every symlink resolved. */
+  readonly root: string;
+  /** The workspace as configured (may differ from `root` by symlinks); absolute paths under it are accepted. */
+  readonly configuredRoot: string;
+  /** The folder name messages use for the workspace. */
+  readonly workspaceName: string;
+  readonly denylist: Denylist;
+  /** Whether a symlink as the final component is followed (to an inside target only). */
+  readonly followSymlinks: boolean;
+}
+
+/** A path that passed containment: real, inside, not denied. */
+export interface ResolvedPath {
+  /** The real absolute path. Never shown to a client. */
+  readonly absolute: string;
+  /** The path relative to the root, `/`-separated; `""` is the root itself. */
+  readonly relative: string;
+  /** `lstat` of the real path (never a symlink). */
+  readonly info: Deno.FileInfo;
+  /** True when the final component given was a symlink that was followed. */
+  readonly viaSymlink: boolean;
+}
+
+/** Whether `candidate` is `root` or lies under it, compared by whole path components. */
+export function isWithin(root: string, candidate: string): boolean {
+  if (candidate === root) return true;
+  const rel = relativePath(root, candidate);
+  return rel !== "" && !isAbsolute(rel) && rel !== ".." && !rel.startsWith(".." + sep);
+}
+
+/**
+ * Resolves `userPath` inside the workspace, or throws a {@linkcode ToolRefusal}.
+ * `""` and `"."` are the root. Absolute paths are accepted only when they name
+ * a place under the workspace.
+ */
+export function resolveInWorkspace(policy: ContainmentPolicy, userPath: string): ResolvedPath {
+  const refuse = (code: ConstructorParameters<typeof ToolRefusal>[0], message: string) =>
+    new ToolRefusal(code, message);
+  const ws = `workspace "${policy.workspaceName}"`;
+  if (userPath.includes("\0")) throw refuse("invalid_path", "The path contains a NUL byte.");
+  if (userPath.length > PATH_LIMITS.maxLength) {
+    throw refuse("invalid_path", `The path is longer than ${PATH_LIMITS.maxLength} characters.`);
+  }
+
+  let components: string[];
+  if (isAbsolute(userPath)) {
+    const base = [policy.root, policy.configuredRoot].find((r) => isWithin(r, userPath));
+    if (base === undefined) {
+      throw refuse("outside_workspace", `That absolute path is not inside the ${ws}.`);
+    }
+    components = relativePath(base, userPath).split(sep);
+  } else {
+    components = userPath.split("/");
+  }
+  components = components.filter((c) => c !== "" && c !== ".");
+  const encoder = new TextEncoder();
+  for (const c of components) {
+    if (encoder.encode(c).length > PATH_LIMITS.maxComponentBytes) {
+      throw refuse(
+        "invalid_path",
+        `A path component is longer than ${PATH_LIMITS.maxComponentBytes} bytes.`,
+      );
+    }
+  }
+
+  let current = policy.root;
+  let viaSymlink = false;
+  for (let i = 0; i < components.length; i++) {
+    const component = components[i];
+    const last = i === components.length - 1;
+    if (component === "..") {
+      if (current === policy.root) {
+        throw refuse("outside_workspace", `The path climbs above the ${ws}.`);
+      }
+      current = current.slice(0, current.lastIndexOf(sep)) || sep;
+      continue;
+    }
+    const next = current === sep ? sep + component : current + sep + component;
+    const info = lstatOrRefuse(next, ws);
+    if (!info.isSymlink) {
+      if (!last && !info.isDirectory) {
+        throw refuse("not_a_directory", `A component of the path is not a directory in the ${ws}.`);
+      }
+      current = next;
+      continue;
+    }
+    if (last && !policy.followSymlinks) {
+      throw refuse(
+        "symlink_not_followed",
+        `The path names a symbolic link, and links are not followed in the ${ws}.`,
+      );
+    }
+    const target = realPathOrRefuse(next, ws);
+    if (!isWithin(policy.root, target)) {
+      throw refuse("outside_workspace", `The path leads through a link to outside the ${ws}.`);
+    }
+    current = target;
+    viaSymlink = last;
+  }
+
+  const relative = current === policy.root
+    ? ""
+    : relativePath(policy.root, current).split(sep).join("/");
+  if (policy.denylist.deniesPath(relative)) {
+    throw refuse("denied_path", `That path is on the denylist of the ${ws}.`);
+  }
+  const info = current === policy.root ? Deno.lstatSync(current) : lstatOrRefuse(current, ws);
+  return { absolute: current, relative, info, viaSymlink };
+}
+
+function lstatOrRefuse(path: string, ws: string): Deno.FileInfo {
+  try {
+    return Deno.lstatSync(path);
+  } catch (error) {
+    throw refusalFor(error, ws);
+  }
+}
+
+function realPathOrRefuse(path: string, ws: string): string {
+  try {
+    return Deno.realPathSync(path);
+  } catch (error) {
+    throw refusalFor(error, ws);
+  }
+}
+
+/** Maps a filesystem error to a refusal whose message names no path. */
+export function refusalFor(error: unknown, ws: string): ToolRefusal {
+  if (error instanceof ToolRefusal) return error;
+  if (error instanceof Deno.errors.NotFound) {
+    return new ToolRefusal("not_found", `Nothing exists at that path in the ${ws}.`);
+  }
+  if (error instanceof Deno.errors.NotADirectory) {
+    return new ToolRefusal(
+      "not_a_directory",
+      `A component of the path is not a directory in the ${ws}.`,
+    );
+  }
+  if (error instanceof Deno.errors.FilesystemLoop) {
+    return new ToolRefusal("symlink_loop", `The path contains a symlink cycle in the ${ws}.`);
+  }
+  if (error instanceof Deno.errors.NotCapable) {
+    return new ToolRefusal("outside_workspace", `That path is not inside the ${ws}.`);
+  }
+  if (error instanceof Deno.errors.PermissionDenied) {
+    return new ToolRefusal("unreadable", `The operating system refused access in the ${ws}.`);
+  }
+  if (error instanceof Error && /name too long/i.test(error.message)) {
+    return new ToolRefusal("invalid_path", "The path is too long for the filesystem.");
+  }
+  return new ToolRefusal("unreadable", `That path could not be read in the ${ws}.`);
+}

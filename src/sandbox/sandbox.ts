@@ -1,0 +1,107 @@
+/**
+ * The main thread's handle on the sandbox: starts the supervisor worker
+ * with the sandbox grants, sends it jobs, and matches answers to calls.
+ * After {@linkcode startSandbox} resolves, the main thread may drop its own
+ * read and run permissions: the workers keep theirs.
+ *
+ * @module
+ */
+
+import { fromFileUrl } from "./paths.ts";
+import type { EventMessage, InitMessage, ResultMessage, SandboxSettings } from "./messages.ts";
+import { supervisorPermissions } from "./permissions.ts";
+import { DEFAULT_REMEDIES } from "./refusal.ts";
+import type { RawToolResult } from "../tools/types.ts";
+
+/** Runs tool calls in the permission-scoped workers. */
+export interface Sandbox {
+  /** Runs `tool` with already-validated `args`; resolves with its raw result (never rejects). */
+  run(tool: string, args: unknown): Promise<RawToolResult>;
+  /** How many tool workers were terminated at their budget or crashed so far. */
+  readonly replacedWorkers: number;
+  /** Stops every worker. Pending calls answer `internal_error`. */
+  close(): void;
+}
+
+/** Options for {@linkcode startSandbox}. */
+export interface SandboxOptions {
+  /** The tool worker module; tests substitute one that bypasses containment on purpose. */
+  toolWorkerUrl?: URL;
+}
+
+const DEFAULT_TOOL_WORKER = new URL("./tool_worker.ts", import.meta.url);
+const SUPERVISOR = new URL("./supervisor.ts", import.meta.url);
+
+/** Starts the supervisor (and through it the first tool worker). */
+export function startSandbox(settings: SandboxSettings, options: SandboxOptions = {}): Sandbox {
+  const toolWorkerUrl = options.toolWorkerUrl ?? DEFAULT_TOOL_WORKER;
+  const supervisor = new Worker(SUPERVISOR, {
+    type: "module",
+    name: "devserver-supervisor",
+    deno: {
+      permissions: supervisorPermissions(settings.root, fromFileUrl(toolWorkerUrl)),
+    },
+  });
+  const pending = new Map<number, (result: RawToolResult) => void>();
+  let nextId = 1;
+  let replaced = 0;
+  let closed = false;
+
+  const fail = (message: string) => {
+    for (const [id, resolve] of pending) {
+      pending.delete(id);
+      resolve({
+        kind: "refused",
+        error: "internal_error",
+        message,
+        remedy: DEFAULT_REMEDIES.internal_error,
+      });
+    }
+  };
+  supervisor.onmessage = (event: MessageEvent<ResultMessage | EventMessage>) => {
+    const message = event.data;
+    if (message.type === "event") {
+      replaced++;
+      return;
+    }
+    const resolve = pending.get(message.id);
+    pending.delete(message.id);
+    resolve?.(message.result);
+  };
+  supervisor.onerror = (event: ErrorEvent) => {
+    event.preventDefault();
+    console.error(`devserver: sandbox supervisor failed: ${event.message}`);
+    closed = true;
+    fail("The sandbox stopped unexpectedly.");
+  };
+  supervisor.postMessage(
+    { type: "init", settings, toolWorkerUrl: toolWorkerUrl.href } satisfies InitMessage,
+  );
+
+  return {
+    run(tool, args) {
+      if (closed) {
+        return Promise.resolve({
+          kind: "refused",
+          error: "internal_error",
+          message: "The sandbox is not running.",
+          remedy: DEFAULT_REMEDIES.internal_error,
+        });
+      }
+      const id = nextId++;
+      return new Promise((resolve) => {
+        pending.set(id, resolve);
+        supervisor.postMessage({ type: "job", id, tool, args });
+      });
+    },
+    get replacedWorkers() {
+      return replaced;
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      supervisor.terminate();
+      fail("The sandbox was closed.");
+    },
+  };
+}

@@ -1,0 +1,101 @@
+/**
+ * The supervisor worker: holds the sandbox's grants so the main thread can
+ * drop its own, starts tool workers with the tool-worker grant, hands each
+ * job to an idle worker, and enforces the time budget by terminating a
+ * worker that overruns and starting a fresh one. It runs no tool code.
+ *
+ * @module
+ */
+
+/// <reference lib="deno.worker" />
+
+import type {
+  EventMessage,
+  InitMessage,
+  JobMessage,
+  ResultMessage,
+  SandboxSettings,
+} from "./messages.ts";
+import { toolWorkerPermissions } from "./permissions.ts";
+import { DEFAULT_REMEDIES } from "./refusal.ts";
+import type { RawToolResult } from "../tools/types.ts";
+
+interface Slot {
+  worker: Worker;
+  job?: { id: number; timer: number };
+}
+
+let settings: SandboxSettings | undefined;
+let workerUrl = "";
+const slots: Slot[] = [];
+const queue: JobMessage[] = [];
+
+function spawn(): Slot {
+  const worker = new Worker(workerUrl, {
+    type: "module",
+    name: "devserver-tool-worker",
+    deno: { permissions: toolWorkerPermissions(settings!.root) },
+  });
+  const slot: Slot = { worker };
+  worker.onmessage = (event: MessageEvent<ResultMessage>) => {
+    if (!slot.job || event.data.id !== slot.job.id) return;
+    clearTimeout(slot.job.timer);
+    slot.job = undefined;
+    self.postMessage(event.data);
+    pump();
+  };
+  worker.onerror = (event: ErrorEvent) => {
+    event.preventDefault();
+    const id = slot.job?.id;
+    replace(slot);
+    if (id !== undefined) {
+      answer(id, "internal_error", "The tool worker crashed during this call.");
+      self.postMessage({ type: "event", event: "worker_crashed", id } satisfies EventMessage);
+    }
+    pump();
+  };
+  worker.postMessage({ type: "init", settings: settings!, toolWorkerUrl: workerUrl });
+  slots.push(slot);
+  return slot;
+}
+
+function replace(slot: Slot): void {
+  if (slot.job) clearTimeout(slot.job.timer);
+  slot.worker.terminate();
+  slots.splice(slots.indexOf(slot), 1);
+}
+
+function answer(id: number, error: "timed_out" | "internal_error", message: string): void {
+  const result: RawToolResult = { kind: "refused", error, message, remedy: DEFAULT_REMEDIES[error] };
+  self.postMessage({ type: "result", id, result } satisfies ResultMessage);
+}
+
+function pump(): void {
+  while (queue.length > 0) {
+    let slot = slots.find((s) => s.job === undefined);
+    if (!slot && slots.length < settings!.poolSize) slot = spawn();
+    if (!slot) return;
+    const job = queue.shift()!;
+    const target = slot;
+    const timer = setTimeout(() => {
+      replace(target);
+      answer(job.id, "timed_out", `The call exceeded its ${settings!.timeoutMs} ms budget and was stopped.`);
+      self.postMessage({ type: "event", event: "worker_terminated", id: job.id } satisfies EventMessage);
+      pump();
+    }, settings!.timeoutMs);
+    target.job = { id: job.id, timer };
+    target.worker.postMessage(job);
+  }
+}
+
+self.onmessage = (event: MessageEvent<InitMessage | JobMessage>) => {
+  const message = event.data;
+  if (message.type === "init") {
+    settings = message.settings;
+    workerUrl = message.toolWorkerUrl;
+    spawn(); // warm one worker so the first call does not pay for start-up
+    return;
+  }
+  queue.push(message);
+  pump();
+};

@@ -1,0 +1,209 @@
+/**
+ * The workspace as tools see it: the only object through which a tool
+ * touches the filesystem. Paths go through {@linkcode resolveInWorkspace};
+ * files are opened non-blocking and without following a final symlink, the
+ * handle is checked to be a regular file, and sizes are capped before and
+ * while reading.
+ *
+ * @module
+ */
+
+import { type ContainmentPolicy, isWithin, refusalFor, resolveInWorkspace } from "./resolve.ts";
+import type { ResolvedPath } from "./resolve.ts";
+import { ToolRefusal } from "./refusal.ts";
+
+/** How many bytes at the start of a file are scanned for NUL to call it binary. */
+export const BINARY_SNIFF_BYTES = 8192;
+
+/** Bytes read from a regular file, with what is worth reporting about it. */
+export interface FileBytes {
+  readonly bytes: Uint8Array;
+  /** The hard-link count; above 1 the same bytes are reachable by other names. */
+  readonly linkCount: number;
+}
+
+/** One entry of a directory, described without following links. */
+export interface DirectoryEntry {
+  readonly name: string;
+  readonly type: "directory" | "file" | "symlink" | "other";
+  /** Size in bytes for files; absent otherwise. */
+  readonly size?: number;
+  /** For symlinks: whether the target resolves to a place inside the workspace. */
+  readonly linkTargetInside?: boolean;
+  /** Whether a repository walk (search) would descend into this directory. */
+  readonly walkable?: boolean;
+}
+
+/** A directory's entries, denied ones counted but not named. */
+export interface DirectoryListing {
+  readonly entries: DirectoryEntry[];
+  readonly deniedCount: number;
+  readonly hiddenCount: number;
+  /** Changes when entries are added or removed: guards pagination cursors. */
+  readonly fingerprint: string;
+}
+
+/** Directories a repository walk never enters (besides denied and linked ones). */
+const NEVER_WALKED = new Set(["node_modules"]);
+
+const OPEN_FLAGS: Record<string, { nonBlock: number; noFollow: number }> = {
+  linux: { nonBlock: 0o4000, noFollow: 0o400000 },
+  android: { nonBlock: 0o4000, noFollow: 0o400000 },
+  darwin: { nonBlock: 0x0004, noFollow: 0x0100 },
+  freebsd: { nonBlock: 0x0004, noFollow: 0x0100 },
+};
+
+/** The contained workspace: resolve, read and list, nothing else. */
+export class Workspace {
+  readonly policy: ContainmentPolicy;
+  readonly #ws: string;
+
+  constructor(policy: ContainmentPolicy) {
+    this.policy = policy;
+    this.#ws = `workspace "${policy.workspaceName}"`;
+  }
+
+  /** Resolves a user's path (see {@linkcode resolveInWorkspace}). */
+  resolve(userPath: string): ResolvedPath {
+    return resolveInWorkspace(this.policy, userPath);
+  }
+
+  /**
+   * Reads a regular file of at most `maxBytes`. Refuses directories, special
+   * files (without blocking on them), oversize files (by size first, then
+   * while reading, in case the file grew) and binary files.
+   */
+  async readRegularFile(target: ResolvedPath, maxBytes: number): Promise<FileBytes> {
+    if (target.info.isDirectory) {
+      throw new ToolRefusal("not_a_file", `That path is a directory in the ${this.#ws}.`);
+    }
+    if (!target.info.isFile) {
+      throw new ToolRefusal(
+        "special_file",
+        `That path is not a regular file (FIFO, socket or device) in the ${this.#ws}.`,
+      );
+    }
+    if (target.info.size > maxBytes) throw this.#tooLarge(maxBytes);
+    const flags = OPEN_FLAGS[Deno.build.os];
+    let file: Deno.FsFile;
+    try {
+      file = await Deno.open(target.absolute, {
+        read: true,
+        ...(flags ? { customFlags: flags.nonBlock | flags.noFollow } : {}),
+      });
+    } catch (error) {
+      if (error instanceof Error && /too many (levels of )?symbolic links|ELOOP/i.test(error.message)) {
+        throw new ToolRefusal(
+          "symlink_not_followed",
+          `The file was replaced by a symbolic link in the ${this.#ws}.`,
+        );
+      }
+      throw refusalFor(error, this.#ws);
+    }
+    try {
+      const info = await file.stat();
+      if (!info.isFile) {
+        throw new ToolRefusal(
+          "special_file",
+          `That path is not a regular file (FIFO, socket or device) in the ${this.#ws}.`,
+        );
+      }
+      if (info.size > maxBytes) throw this.#tooLarge(maxBytes);
+      const chunks: Uint8Array[] = [];
+      let total = 0;
+      const buffer = new Uint8Array(64 * 1024);
+      while (true) {
+        const n = await file.read(buffer);
+        if (n === null) break;
+        total += n;
+        if (total > maxBytes) throw this.#tooLarge(maxBytes);
+        chunks.push(buffer.slice(0, n));
+      }
+      const bytes = concat(chunks, total);
+      if (bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0)) {
+        throw new ToolRefusal(
+          "binary_file",
+          `That file looks binary (NUL bytes in its first ${BINARY_SNIFF_BYTES} bytes) in the ${this.#ws}.`,
+        );
+      }
+      return { bytes, linkCount: info.nlink ?? 1 };
+    } finally {
+      file.close();
+    }
+  }
+
+  /** Lists a directory: links are described, never followed; denied names are counted only. */
+  async listDirectory(target: ResolvedPath, includeHidden: boolean): Promise<DirectoryListing> {
+    if (!target.info.isDirectory) {
+      throw new ToolRefusal("not_a_directory", `That path is not a directory in the ${this.#ws}.`);
+    }
+    const entries: DirectoryEntry[] = [];
+    let deniedCount = 0;
+    let hiddenCount = 0;
+    let seen = 0;
+    try {
+      for await (const dirEntry of Deno.readDir(target.absolute)) {
+        seen++;
+        const name = dirEntry.name;
+        if (this.policy.denylist.deniesName(name)) {
+          deniedCount++;
+          continue;
+        }
+        if (!includeHidden && name.startsWith(".")) {
+          hiddenCount++;
+          continue;
+        }
+        entries.push(await this.#describe(target.absolute, name));
+      }
+    } catch (error) {
+      throw refusalFor(error, this.#ws);
+    }
+    entries.sort((a, b) => {
+      const ad = a.type === "directory" ? 0 : 1;
+      const bd = b.type === "directory" ? 0 : 1;
+      return ad - bd || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+    });
+    const mtime = target.info.mtime?.getTime() ?? 0;
+    return { entries, deniedCount, hiddenCount, fingerprint: `${mtime}:${seen}` };
+  }
+
+  async #describe(dir: string, name: string): Promise<DirectoryEntry> {
+    const path = dir + "/" + name;
+    let info: Deno.FileInfo;
+    try {
+      info = await Deno.lstat(path);
+    } catch {
+      return { name, type: "other" };
+    }
+    if (info.isSymlink) {
+      let inside = false;
+      try {
+        inside = isWithin(this.policy.root, await Deno.realPath(path));
+      } catch { /* dangling or looping: not inside */ }
+      return { name, type: "symlink", linkTargetInside: inside };
+    }
+    if (info.isDirectory) {
+      return { name, type: "directory", walkable: !NEVER_WALKED.has(name) };
+    }
+    if (info.isFile) return { name, type: "file", size: info.size };
+    return { name, type: "other" };
+  }
+
+  #tooLarge(maxBytes: number): ToolRefusal {
+    return new ToolRefusal(
+      "too_large",
+      `That file is larger than the ${maxBytes}-byte limit of the ${this.#ws}.`,
+    );
+  }
+}
+
+function concat(chunks: Uint8Array[], total: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0];
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return out;
+}

@@ -1,0 +1,202 @@
+/**
+ * The stdio transport: newline-delimited JSON-RPC over a byte stream pair.
+ * It closes the gaps the SDK's own stdio transport leaves open:
+ *
+ * - an unparseable line is answered -32700 (id null) and the stream goes on;
+ * - an over-long line is skipped as it arrives (never buffered whole) and
+ *   answered -32700;
+ * - every request's protocol revision claim is checked, not only the first:
+ *   an unsupported one is answered -32022 naming the supported revisions;
+ * - notifications are never answered.
+ *
+ * Everything else is handed to the SDK's `serveStdio` unchanged.
+ *
+ * @module
+ */
+
+import {
+  type JSONRPCMessage,
+  parseJSONRPCMessage,
+  ProtocolErrorCode,
+  type Transport,
+  UnsupportedProtocolVersionError,
+} from "@modelcontextprotocol/server";
+import { MODERN_PROTOCOL_VERSION, PROTOCOL_VERSION_META_KEY } from "../version.ts";
+
+/** Options for {@linkcode LineTransport}. */
+export interface LineTransportOptions {
+  /** Longest accepted line in bytes (the newline not counted). */
+  readonly maxLineBytes: number;
+}
+
+type JsonId = string | number | null;
+
+const NEWLINE = 0x0a;
+const decoder = new TextDecoder();
+const encoder = new TextEncoder();
+
+/** A JSON-RPC transport over newline-delimited byte streams (stdin/stdout in production). */
+export class LineTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: <T extends JSONRPCMessage>(message: T) => void;
+
+  readonly #input: ReadableStream<Uint8Array>;
+  readonly #output: WritableStreamDefaultWriter<Uint8Array>;
+  readonly #maxLineBytes: number;
+  #reader?: ReadableStreamDefaultReader<Uint8Array>;
+  #writes: Promise<void> = Promise.resolve();
+  #closed = false;
+
+  constructor(
+    input: ReadableStream<Uint8Array>,
+    output: WritableStream<Uint8Array>,
+    options: LineTransportOptions,
+  ) {
+    this.#input = input;
+    this.#output = output.getWriter();
+    this.#maxLineBytes = options.maxLineBytes;
+  }
+
+  /** Starts reading; resolves at once (reading continues in the background). */
+  start(): Promise<void> {
+    this.#reader = this.#input.getReader();
+    this.#readLoop().catch((error) => this.onerror?.(toError(error)));
+    return Promise.resolve();
+  }
+
+  /** Writes one message as a line. Writes keep their order. */
+  send(message: JSONRPCMessage): Promise<void> {
+    if (this.#closed) return Promise.reject(new Error("transport is closed"));
+    const bytes = encoder.encode(JSON.stringify(message) + "\n");
+    const write = this.#writes.then(() => this.#output.write(bytes));
+    this.#writes = write.catch(() => {});
+    return write;
+  }
+
+  /** Stops reading and flushes pending writes. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#reader?.cancel().catch(() => {});
+    await this.#writes;
+    this.onclose?.();
+  }
+
+  async #readLoop(): Promise<void> {
+    const reader = this.#reader!;
+    let pieces: Uint8Array[] = [];
+    let size = 0;
+    let discarding = false;
+    while (!this.#closed) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      let start = 0;
+      while (start < value.length) {
+        const newline = value.indexOf(NEWLINE, start);
+        const end = newline === -1 ? value.length : newline;
+        if (!discarding) {
+          size += end - start;
+          if (size > this.#maxLineBytes) {
+            discarding = true;
+            pieces = [];
+          } else if (end > start) {
+            pieces.push(value.slice(start, end));
+          }
+        }
+        if (newline === -1) break;
+        if (discarding) {
+          this.#reply(null, ProtocolErrorCode.ParseError, `Parse error: line longer than ${this.#maxLineBytes} bytes`);
+        } else {
+          this.#handleLine(joinPieces(pieces, size));
+        }
+        pieces = [];
+        size = 0;
+        discarding = false;
+        start = newline + 1;
+      }
+    }
+    if (!this.#closed) {
+      this.#closed = true;
+      await this.#writes;
+      this.onclose?.();
+    }
+  }
+
+  #handleLine(bytes: Uint8Array): void {
+    const text = decoder.decode(bytes).replace(/\r$/, "");
+    if (text.trim() === "") return;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      this.#reply(null, ProtocolErrorCode.ParseError, "Parse error: the line is not valid JSON");
+      return;
+    }
+    let message: JSONRPCMessage;
+    try {
+      message = parseJSONRPCMessage(value);
+    } catch {
+      const id = idOf(value);
+      if (!isObject(value) || !("method" in value) || id !== undefined) {
+        this.#reply(id ?? null, ProtocolErrorCode.InvalidRequest, "Invalid Request: not a JSON-RPC 2.0 message");
+      }
+      return;
+    }
+    const unsupported = unsupportedRevision(message);
+    if (unsupported !== undefined) {
+      if ("id" in message) {
+        const error = new UnsupportedProtocolVersionError({
+          supported: [MODERN_PROTOCOL_VERSION],
+          requested: unsupported,
+        });
+        this.#reply(message.id as JsonId, error.code, error.message, error.data);
+      }
+      return;
+    }
+    this.onmessage?.(message);
+  }
+
+  #reply(id: JsonId, code: number, message: string, data?: unknown): void {
+    const error = data === undefined ? { code, message } : { code, message, data };
+    this.send({ jsonrpc: "2.0", id, error } as unknown as JSONRPCMessage).catch((e) =>
+      this.onerror?.(toError(e))
+    );
+  }
+}
+
+/** The claimed revision of a request or notification when it is present and not served. */
+function unsupportedRevision(message: JSONRPCMessage): string | undefined {
+  if (!("method" in message)) return undefined;
+  const params = (message as { params?: unknown }).params;
+  if (!isObject(params) || !isObject(params._meta)) return undefined;
+  if (!(PROTOCOL_VERSION_META_KEY in params._meta)) return undefined;
+  const claimed = params._meta[PROTOCOL_VERSION_META_KEY];
+  if (typeof claimed !== "string") return undefined; // malformed: the SDK answers -32602
+  return claimed === MODERN_PROTOCOL_VERSION ? undefined : claimed;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+function idOf(value: unknown): JsonId | undefined {
+  if (!isObject(value) || !("id" in value)) return undefined;
+  const id = value.id;
+  return typeof id === "string" || typeof id === "number" || id === null ? id : null;
+}
+
+function joinPieces(pieces: Uint8Array[], size: number): Uint8Array {
+  if (pieces.length === 1) return pieces[0];
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const piece of pieces) {
+    out.set(piece, offset);
+    offset += piece.length;
+  }
+  return out;
+}
+
+function toError(value: unknown): Error {
+  return value instanceof Error ? value : new Error(String(value));
+}

@@ -68,7 +68,10 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
     );
   }
   for (const [option, allowed] of Object.entries(OPTION_COMMANDS)) {
-    if (values[option as keyof typeof values] !== undefined && !allowed.includes(command as CommandName)) {
+    if (
+      values[option as keyof typeof values] !== undefined &&
+      !allowed.includes(command as CommandName)
+    ) {
       throw new UsageError(`--${option} does not apply to ${command}`);
     }
   }

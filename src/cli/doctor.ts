@@ -57,7 +57,11 @@ export async function runDoctor(args: ParsedArgs): Promise<number> {
 
   let gitVersion: string | undefined;
   try {
-    const out = await new Deno.Command("git", { args: ["--version"], stdout: "piped", stderr: "null" })
+    const out = await new Deno.Command("git", {
+      args: ["--version"],
+      stdout: "piped",
+      stderr: "null",
+    })
       .output();
     if (out.success) gitVersion = new TextDecoder().decode(out.stdout).trim();
   } catch { /* not installed */ }
@@ -76,9 +80,12 @@ export async function runDoctor(args: ParsedArgs): Promise<number> {
     } else {
       ok("sandbox: tool worker started with read=[workspace], run=[git], nothing else");
     }
-    const held = (["read", "run", "net", "env", "write"] as const).filter((n) => main[n] === "granted");
-    if (held.length === 0) ok("permission layer active: the main thread holds no read, run, net, env or write");
-    else {
+    const held = (["read", "run", "net", "env", "write"] as const).filter((n) =>
+      main[n] === "granted"
+    );
+    if (held.length === 0) {
+      ok("permission layer active: the main thread holds no read, run, net, env or write");
+    } else {
       healthy = false;
       bad(`permission layer: the main thread still holds ${held.join(", ")}`);
     }

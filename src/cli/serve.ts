@@ -22,6 +22,7 @@ export async function runServe(config: Config, _args: ParsedArgs): Promise<numbe
   const closed = Promise.withResolvers<void>();
   const transport = new LineTransport(Deno.stdin.readable, Deno.stdout.writable, {
     maxLineBytes: config.maxLineBytes,
+    drainMs: config.toolTimeoutMs + 1000,
   });
   const handle = serveStdio(server.factory, {
     legacy: config.legacyClients,

@@ -15,7 +15,9 @@ import {
 export function versionText(): string {
   return [
     `${SERVER_NAME} ${SERVER_VERSION}`,
-    `protocol ${MODERN_PROTOCOL_VERSION} (also ${LEGACY_PROTOCOL_VERSIONS.join(", ")} via initialize)`,
+    `protocol ${MODERN_PROTOCOL_VERSION} (also ${
+      LEGACY_PROTOCOL_VERSIONS.join(", ")
+    } via initialize)`,
     `deno ${Deno.version.deno}`,
   ].join("\n");
 }

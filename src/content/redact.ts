@@ -28,13 +28,19 @@ export const REDACTION_RULES: readonly RedactionRule[] = [
       /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]{0,16384}?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/g,
   },
   { kind: "aws_access_key_id", pattern: /\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b/g },
-  { kind: "github_token", pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b/g },
+  {
+    kind: "github_token",
+    pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b/g,
+  },
   { kind: "gitlab_token", pattern: /\bglpat-[A-Za-z0-9_-]{20,64}\b/g },
   { kind: "slack_token", pattern: /\bxox[abposr]-[A-Za-z0-9-]{10,255}\b/g },
   { kind: "stripe_secret_key", pattern: /\b(?:sk|rk)_live_[A-Za-z0-9]{24,255}\b/g },
   { kind: "google_api_key", pattern: /\bAIza[0-9A-Za-z_-]{35}\b/g },
   { kind: "npm_token", pattern: /\bnpm_[A-Za-z0-9]{36}\b/g },
-  { kind: "openai_api_key", pattern: /\bsk-(?:proj-)?[A-Za-z0-9_-]{20,255}T3BlbkFJ[A-Za-z0-9_-]{20,255}\b/g },
+  {
+    kind: "openai_api_key",
+    pattern: /\bsk-(?:proj-)?[A-Za-z0-9_-]{20,255}T3BlbkFJ[A-Za-z0-9_-]{20,255}\b/g,
+  },
   { kind: "anthropic_api_key", pattern: /\bsk-ant-[A-Za-z0-9_-]{32,255}\b/g },
   {
     kind: "jwt",

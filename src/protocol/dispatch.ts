@@ -7,7 +7,11 @@
  * @module
  */
 
-import { type CallToolResult, ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
+import {
+  type CallToolResult,
+  ProtocolError,
+  ProtocolErrorCode,
+} from "@modelcontextprotocol/server";
 import type { z } from "zod";
 import { shapeToolResult } from "../content/pipeline.ts";
 import type { Sandbox } from "../sandbox/sandbox.ts";

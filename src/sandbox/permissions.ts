@@ -5,8 +5,10 @@
  * `deno compile`); this module says what each part keeps after start:
  *
  * - tool workers: read = the workspace, run = git, nothing else;
- * - the supervisor: the same, plus read of the tool worker's own module
- *   (Deno requires it to start a worker from it);
+ * - the supervisor: the same, plus read of the program's own source
+ *   modules: Deno loads a worker's script and its whole import graph as a
+ *   dynamic import, checked against the creating thread's read grant. The
+ *   supervisor runs no tool code and reads nothing itself;
  * - the main thread: no read, no run, no env, and net only when serving HTTP.
  *
  * @module
@@ -41,12 +43,15 @@ export function toolWorkerPermissions(root: string): Deno.PermissionOptionsObjec
   };
 }
 
-/** The grant of the supervisor: a tool worker's, plus its module file (needed to start one). */
+/**
+ * The grant of the supervisor: a tool worker's, plus read of the module
+ * directories a tool worker is loaded from (needed to start one).
+ */
 export function supervisorPermissions(
   root: string,
-  toolWorkerPath: string,
+  moduleDirs: readonly string[],
 ): Deno.PermissionOptionsObject {
-  return { ...toolWorkerPermissions(root), read: [root, toolWorkerPath] };
+  return { ...toolWorkerPermissions(root), read: [root, ...moduleDirs] };
 }
 
 /**

@@ -33,8 +33,7 @@ export const DEFAULT_REMEDIES: Readonly<Record<RefusalCode, string>> = {
   invalid_arguments: "Fix the arguments to match the tool's input schema (see tools/list).",
   invalid_path:
     "Give a path relative to the workspace root, without NUL bytes or over-long components.",
-  outside_workspace:
-    "Use a path inside the workspace; list_directory with no path shows the root.",
+  outside_workspace: "Use a path inside the workspace; list_directory with no path shows the root.",
   denied_path:
     "This path holds credentials or repository internals and is never served; choose another file.",
   not_found: "Check the spelling; list_directory shows what exists.",
@@ -44,8 +43,7 @@ export const DEFAULT_REMEDIES: Readonly<Record<RefusalCode, string>> = {
     "Read the link's target by its own path, or set MCP_SANDBOX__FOLLOW_SYMLINKS=true (targets must still be inside the workspace).",
   symlink_loop: "The path contains a symlink cycle; use a path without it.",
   special_file: "Only regular files are read; FIFOs, sockets and devices are never opened.",
-  too_large:
-    "Read a smaller file, or raise MCP_SANDBOX__MAX_FILE_BYTES if the operator allows it.",
+  too_large: "Read a smaller file, or raise MCP_SANDBOX__MAX_FILE_BYTES if the operator allows it.",
   binary_file: "This file looks binary (it has NUL bytes); only text files are returned.",
   unreadable: "The operating system refused to read this path; check its permissions.",
   timed_out:

@@ -31,6 +31,8 @@ export interface SandboxOptions {
 
 const DEFAULT_TOOL_WORKER = new URL("./tool_worker.ts", import.meta.url);
 const SUPERVISOR = new URL("./supervisor.ts", import.meta.url);
+/** The program's source tree (`src/`): the tool worker's import graph lives here. */
+const PROGRAM_SOURCE = new URL("../", import.meta.url);
 
 /** Starts the supervisor (and through it the first tool worker). */
 export function startSandbox(settings: SandboxSettings, options: SandboxOptions = {}): Sandbox {
@@ -39,7 +41,10 @@ export function startSandbox(settings: SandboxSettings, options: SandboxOptions 
     type: "module",
     name: "devserver-supervisor",
     deno: {
-      permissions: supervisorPermissions(settings.root, fromFileUrl(toolWorkerUrl)),
+      permissions: supervisorPermissions(settings.root, [
+        fromFileUrl(PROGRAM_SOURCE),
+        fromFileUrl(new URL("./", toolWorkerUrl)),
+      ]),
     },
   });
   const pending = new Map<number, (result: RawToolResult) => void>();

@@ -22,7 +22,7 @@ import type { RawToolResult } from "../tools/types.ts";
 
 interface Slot {
   worker: Worker;
-  job?: { id: number; timer: number };
+  job?: { id: number; timer: ReturnType<typeof setTimeout> };
 }
 
 let settings: SandboxSettings | undefined;
@@ -66,7 +66,12 @@ function replace(slot: Slot): void {
 }
 
 function answer(id: number, error: "timed_out" | "internal_error", message: string): void {
-  const result: RawToolResult = { kind: "refused", error, message, remedy: DEFAULT_REMEDIES[error] };
+  const result: RawToolResult = {
+    kind: "refused",
+    error,
+    message,
+    remedy: DEFAULT_REMEDIES[error],
+  };
   self.postMessage({ type: "result", id, result } satisfies ResultMessage);
 }
 
@@ -79,8 +84,14 @@ function pump(): void {
     const target = slot;
     const timer = setTimeout(() => {
       replace(target);
-      answer(job.id, "timed_out", `The call exceeded its ${settings!.timeoutMs} ms budget and was stopped.`);
-      self.postMessage({ type: "event", event: "worker_terminated", id: job.id } satisfies EventMessage);
+      answer(
+        job.id,
+        "timed_out",
+        `The call exceeded its ${settings!.timeoutMs} ms budget and was stopped.`,
+      );
+      self.postMessage(
+        { type: "event", event: "worker_terminated", id: job.id } satisfies EventMessage,
+      );
       pump();
     }, settings!.timeoutMs);
     target.job = { id: job.id, timer };

@@ -33,7 +33,13 @@ async function runJob(job: JobMessage): Promise<RawToolResult> {
     return await tool.run(job.args as never, context);
   } catch (error) {
     if (error instanceof ToolRefusal) {
-      return { kind: "refused", error: error.code, message: error.message, remedy: error.remedy };
+      const refusal: ToolRefusal = error;
+      return {
+        kind: "refused",
+        error: refusal.code,
+        message: refusal.message,
+        remedy: refusal.remedy,
+      };
     }
     console.error(`devserver: tool ${job.tool} failed:`, error);
     return {

@@ -92,7 +92,9 @@ export class Workspace {
         ...(flags ? { customFlags: flags.nonBlock | flags.noFollow } : {}),
       });
     } catch (error) {
-      if (error instanceof Error && /too many (levels of )?symbolic links|ELOOP/i.test(error.message)) {
+      if (
+        error instanceof Error && /too many (levels of )?symbolic links|ELOOP/i.test(error.message)
+      ) {
         throw new ToolRefusal(
           "symlink_not_followed",
           `The file was replaced by a symbolic link in the ${this.#ws}.`,

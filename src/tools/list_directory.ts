@@ -41,7 +41,7 @@ const Entry = z.strictObject({
 
 /** The `structuredContent` of a successful `list_directory`. */
 export const ListDirectoryOutput = z.strictObject({
-  path: z.string().describe("The directory, relative to the workspace root (\"\" is the root)."),
+  path: z.string().describe('The directory, relative to the workspace root ("" is the root).'),
   entries: z.array(Entry),
   total_entries: z.int().min(0).describe("Listable entries across all pages."),
   denied_count: z.int().min(0).describe("Entries on the denylist: counted, never named."),
@@ -84,7 +84,8 @@ async function listDirectory(args: ListDirectoryArgs, ctx: ToolContext): Promise
     if (payload.f !== listing.fingerprint || !Number.isInteger(payload.o) || payload.o < 0) {
       return {
         kind: "invalid_params",
-        message: "Invalid cursor: the directory changed since it was issued; list again without a cursor.",
+        message:
+          "Invalid cursor: the directory changed since it was issued; list again without a cursor.",
       };
     }
     offset = payload.o;
@@ -93,12 +94,14 @@ async function listDirectory(args: ListDirectoryArgs, ctx: ToolContext): Promise
   const page = listing.entries.slice(offset, offset + ctx.limits.listPageSize);
   const nextOffset = offset + page.length;
   const nextCursor = nextOffset < listing.entries.length
-    ? await ctx.cursors.sign({
-      p: target.relative,
-      h: includeHidden,
-      o: nextOffset,
-      f: listing.fingerprint,
-    } satisfies CursorPayload)
+    ? await ctx.cursors.sign(
+      {
+        p: target.relative,
+        h: includeHidden,
+        o: nextOffset,
+        f: listing.fingerprint,
+      } satisfies CursorPayload,
+    )
     : undefined;
 
   const counts = [
@@ -134,7 +137,9 @@ function renderEntry(entry: DirectoryEntry): string {
     case "file":
       return `${name}  ${entry.size} bytes`;
     case "symlink":
-      return `${name}@  -> ${entry.linkTargetInside ? "inside the workspace" : "outside or broken"}`;
+      return `${name}@  -> ${
+        entry.linkTargetInside ? "inside the workspace" : "outside or broken"
+      }`;
     default:
       return `${name}  (special file)`;
   }

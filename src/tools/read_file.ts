@@ -63,7 +63,10 @@ async function readFile(args: ReadFileArgs, ctx: ToolContext): Promise<RawToolRe
     throw new ToolRefusal("invalid_arguments", "end_line is before start_line.");
   }
   if (total > 0 && start > total) {
-    throw new ToolRefusal("invalid_arguments", `start_line is past the end: the file has ${total} lines.`);
+    throw new ToolRefusal(
+      "invalid_arguments",
+      `start_line is past the end: the file has ${total} lines.`,
+    );
   }
   const capEnd = start + ctx.limits.maxLines - 1;
   const end = Math.min(requestedEnd, capEnd);
@@ -77,7 +80,11 @@ async function readFile(args: ReadFileArgs, ctx: ToolContext): Promise<RawToolRe
   const header = selected.length === 0
     ? `read_file: empty range (the file has ${total} lines).`
     : `read_file: lines ${first}-${last} of ${total}${
-      truncated ? ` (truncated at the ${ctx.limits.maxLines}-line cap; ask for start_line ${last + 1} to continue)` : ""
+      truncated
+        ? ` (truncated at the ${ctx.limits.maxLines}-line cap; ask for start_line ${
+          last + 1
+        } to continue)`
+        : ""
     }.`;
   const notes: string[] = [];
   if (replaced > 0) notes.push(`${replaced} invalid UTF-8 sequences were replaced with U+FFFD.`);
@@ -92,7 +99,9 @@ async function readFile(args: ReadFileArgs, ctx: ToolContext): Promise<RawToolRe
     ],
     structured: {
       path: target.relative,
-      content: selected.length === 0 ? "" : selected.join("\n") + (end < total || text.endsWith("\n") ? "\n" : ""),
+      content: selected.length === 0
+        ? ""
+        : selected.join("\n") + (end < total || text.endsWith("\n") ? "\n" : ""),
       start_line: first,
       end_line: last,
       total_lines: total,

@@ -27,6 +27,11 @@ import { MODERN_PROTOCOL_VERSION, PROTOCOL_VERSION_META_KEY } from "../version.t
 export interface LineTransportOptions {
   /** Longest accepted line in bytes (the newline not counted). */
   readonly maxLineBytes: number;
+  /**
+   * When the input ends, how long to wait for answers to requests already
+   * received before closing (so `printf … | devserver serve` loses nothing).
+   */
+  readonly drainMs?: number;
 }
 
 type JsonId = string | number | null;
@@ -45,8 +50,12 @@ export class LineTransport implements Transport {
   readonly #output: WritableStreamDefaultWriter<Uint8Array>;
   readonly #maxLineBytes: number;
   #reader?: ReadableStreamDefaultReader<Uint8Array>;
+  readonly #drainMs: number;
   #writes: Promise<void> = Promise.resolve();
   #closed = false;
+  /** Requests handed to the server and not yet answered. */
+  readonly #pending = new Set<string | number>();
+  #drained?: () => void;
 
   constructor(
     input: ReadableStream<Uint8Array>,
@@ -56,6 +65,7 @@ export class LineTransport implements Transport {
     this.#input = input;
     this.#output = output.getWriter();
     this.#maxLineBytes = options.maxLineBytes;
+    this.#drainMs = options.drainMs ?? 0;
   }
 
   /** Starts reading; resolves at once (reading continues in the background). */
@@ -68,6 +78,10 @@ export class LineTransport implements Transport {
   /** Writes one message as a line. Writes keep their order. */
   send(message: JSONRPCMessage): Promise<void> {
     if (this.#closed) return Promise.reject(new Error("transport is closed"));
+    if (!("method" in message) && "id" in message) {
+      this.#pending.delete(message.id as string | number);
+      if (this.#pending.size === 0) this.#drained?.();
+    }
     const bytes = encoder.encode(JSON.stringify(message) + "\n");
     const write = this.#writes.then(() => this.#output.write(bytes));
     this.#writes = write.catch(() => {});
@@ -106,7 +120,11 @@ export class LineTransport implements Transport {
         }
         if (newline === -1) break;
         if (discarding) {
-          this.#reply(null, ProtocolErrorCode.ParseError, `Parse error: line longer than ${this.#maxLineBytes} bytes`);
+          this.#reply(
+            null,
+            ProtocolErrorCode.ParseError,
+            `Parse error: line longer than ${this.#maxLineBytes} bytes`,
+          );
         } else {
           this.#handleLine(joinPieces(pieces, size));
         }
@@ -117,10 +135,21 @@ export class LineTransport implements Transport {
       }
     }
     if (!this.#closed) {
+      await this.#drain();
       this.#closed = true;
       await this.#writes;
       this.onclose?.();
     }
+  }
+
+  /** Waits (up to the drain budget) until every received request is answered. */
+  async #drain(): Promise<void> {
+    if (this.#pending.size === 0 || this.#drainMs <= 0) return;
+    const done = new Promise<void>((resolve) => this.#drained = resolve);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<void>((resolve) => timer = setTimeout(resolve, this.#drainMs));
+    await Promise.race([done, timeout]);
+    clearTimeout(timer);
   }
 
   #handleLine(bytes: Uint8Array): void {
@@ -139,7 +168,11 @@ export class LineTransport implements Transport {
     } catch {
       const id = idOf(value);
       if (!isObject(value) || !("method" in value) || id !== undefined) {
-        this.#reply(id ?? null, ProtocolErrorCode.InvalidRequest, "Invalid Request: not a JSON-RPC 2.0 message");
+        this.#reply(
+          id ?? null,
+          ProtocolErrorCode.InvalidRequest,
+          "Invalid Request: not a JSON-RPC 2.0 message",
+        );
       }
       return;
     }
@@ -154,6 +187,7 @@ export class LineTransport implements Transport {
       }
       return;
     }
+    if ("method" in message && "id" in message) this.#pending.add(message.id as string | number);
     this.onmessage?.(message);
   }
 

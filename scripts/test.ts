@@ -1,0 +1,90 @@
+/**
+ * Runs the whole test suite with coverage, enforces the coverage gate on
+ * `src/` (line coverage ≥ {@linkcode COVERAGE_GATE}%), and ends with the
+ * plain `N passed, N failed` line CI reads. Exit 1 on any failure, on a run
+ * with no tests, or below the gate.
+ *
+ * Usage: deno task test   (fmt, lint and type check run first)
+ *
+ * @module
+ */
+
+import { fromFileUrl } from "../src/sandbox/paths.ts";
+
+/** The minimum line coverage of `src/`, in percent. */
+export const COVERAGE_GATE = 85;
+
+const repo = fromFileUrl(new URL("../", import.meta.url)).replace(/\/$/, "");
+const rawDir = `${repo}/coverage/raw`;
+const lcovFile = `${repo}/coverage/lcov.info`;
+
+await Deno.remove(`${repo}/coverage`, { recursive: true }).catch(() => {});
+
+const test = new Deno.Command(Deno.execPath(), {
+  args: [
+    "test",
+    "--frozen",
+    "--no-prompt",
+    "--allow-read",
+    "--allow-write",
+    "--allow-run",
+    "--allow-env",
+    "--allow-net=127.0.0.1,localhost",
+    `--coverage=${rawDir}`,
+    ...Deno.args,
+    "tests/",
+  ],
+  cwd: repo,
+  stdout: "piped",
+  stderr: "inherit",
+}).spawn();
+
+// Echo the runner's output while keeping its summary line.
+let tail = "";
+const decoder = new TextDecoder();
+for await (const chunk of test.stdout) {
+  await Deno.stdout.write(chunk);
+  tail = (tail + decoder.decode(chunk, { stream: true })).slice(-4096);
+}
+const status = await test.status;
+// deno test ends with "ok | N passed | M failed" (or FAILED | …), possibly with ANSI colours.
+// deno-lint-ignore no-control-regex
+const plain = tail.replace(/\x1b\[[0-9;]*m/g, "");
+const summary = [...plain.matchAll(/(\d+) passed(?: \((\d+) steps?\))? \| (\d+) failed/g)].at(-1);
+const passed = summary ? Number(summary[1]) : 0;
+const failed = summary ? Number(summary[3]) : 0;
+
+let coverageOk = false;
+if (status.success && passed > 0) {
+  const report = await new Deno.Command(Deno.execPath(), {
+    args: ["coverage", rawDir, "--lcov", `--output=${lcovFile}`, `--include=^file://${repo}/src/`],
+    cwd: repo,
+    stdout: "inherit",
+    stderr: "inherit",
+  }).output();
+  if (report.success) {
+    const { found, hit, files } = summarizeLcov(await Deno.readTextFile(lcovFile));
+    const percent = found === 0 ? 0 : (100 * hit) / found;
+    console.log(
+      `coverage: ${
+        percent.toFixed(1)
+      }% of ${found} lines in ${files} files under src/ (gate ${COVERAGE_GATE}%)`,
+    );
+    coverageOk = percent >= COVERAGE_GATE;
+    if (!coverageOk) console.log("coverage gate FAILED");
+  }
+}
+
+if (passed === 0 && failed === 0) console.log("no tests ran");
+console.log(`${passed} passed, ${failed} failed`);
+Deno.exit(status.success && passed > 0 && coverageOk ? 0 : 1);
+
+function summarizeLcov(lcov: string): { found: number; hit: number; files: number } {
+  let found = 0, hit = 0, files = 0;
+  for (const line of lcov.split("\n")) {
+    if (line.startsWith("SF:")) files++;
+    else if (line.startsWith("LF:")) found += Number(line.slice(3));
+    else if (line.startsWith("LH:")) hit += Number(line.slice(3));
+  }
+  return { found, hit, files };
+}

@@ -1,0 +1,74 @@
+/**
+ * Runs the real program as a separate process with the permission flags of
+ * `deno task devserver` — read from `deno.json`, the one place they are
+ * defined — so end-to-end tests exercise what users run.
+ *
+ * @module
+ */
+
+import { fromFileUrl } from "../../src/sandbox/paths.ts";
+
+/** The repository root. */
+export const REPO_ROOT = fromFileUrl(new URL("../../", import.meta.url)).replace(/\/$/, "");
+
+/** The entry point the task runs. */
+export const MAIN_MODULE = `${REPO_ROOT}/src/cli/main.ts`;
+
+/** The `deno run` flags of the `devserver` task, parsed from `deno.json`. */
+export function devserverRunFlags(): string[] {
+  const denoJson = JSON.parse(Deno.readTextFileSync(`${REPO_ROOT}/deno.json`));
+  const task: string = denoJson.tasks.devserver;
+  const tokens = task.split(/\s+/);
+  const entry = tokens.indexOf("src/cli/main.ts");
+  if (tokens[0] !== "deno" || tokens[1] !== "run" || entry < 0) {
+    throw new Error(`unexpected devserver task: ${task}`);
+  }
+  return [...tokens.slice(2, entry), "--config", `${REPO_ROOT}/deno.json`];
+}
+
+/** Options for {@linkcode programCommand}. */
+export interface ProgramOptions {
+  /** Environment variables added to a minimal environment (PATH, HOME, DENO_DIR). */
+  env?: Record<string, string>;
+  cwd?: string;
+  stdin?: "piped" | "null";
+}
+
+/** A `Deno.Command` running `devserver <args>` exactly as the task does. */
+export function programCommand(args: string[], options: ProgramOptions = {}): Deno.Command {
+  const env: Record<string, string> = {};
+  for (const name of ["PATH", "HOME", "DENO_DIR", "XDG_CACHE_HOME"]) {
+    const value = Deno.env.get(name);
+    if (value !== undefined) env[name] = value;
+  }
+  return new Deno.Command(Deno.execPath(), {
+    args: ["run", ...devserverRunFlags(), MAIN_MODULE, ...args],
+    cwd: options.cwd ?? REPO_ROOT,
+    env: { ...env, ...options.env },
+    clearEnv: true,
+    stdin: options.stdin ?? "null",
+    stdout: "piped",
+    stderr: "piped",
+  });
+}
+
+/** Output of one finished program run. */
+export interface ProgramResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `devserver <args>` to completion. */
+export async function runProgram(
+  args: string[],
+  options: ProgramOptions = {},
+): Promise<ProgramResult> {
+  const out = await programCommand(args, options).output();
+  const decoder = new TextDecoder();
+  return {
+    code: out.code,
+    stdout: decoder.decode(out.stdout),
+    stderr: decoder.decode(out.stderr),
+  };
+}

@@ -35,6 +35,8 @@ const test = new Deno.Command(Deno.execPath(), {
     "tests/",
   ],
   cwd: repo,
+  // Child programs started by end-to-end tests write their coverage here too.
+  env: { DENO_COVERAGE_DIR: rawDir },
   stdout: "piped",
   stderr: "inherit",
 }).spawn();

@@ -10,7 +10,7 @@ import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { createDevServer } from "../app.ts";
 import type { Config } from "../config/load.ts";
 import { log } from "../log.ts";
-import { dropMainThreadPermissions } from "../sandbox/permissions.ts";
+import { dropMainThreadPermissions, reportPermissions } from "../sandbox/permissions.ts";
 import { LineTransport } from "../transport/stdio.ts";
 import type { ParsedArgs } from "./args.ts";
 
@@ -18,6 +18,12 @@ import type { ParsedArgs } from "./args.ts";
 export async function runServe(config: Config, _args: ParsedArgs): Promise<number> {
   const server = createDevServer(config);
   await dropMainThreadPermissions(false);
+  const held = await reportPermissions();
+  log(
+    "debug",
+    "main thread permissions after start: " +
+      Object.entries(held).map(([name, state]) => `${name}=${state}`).join(" "),
+  );
   log("info", `serving workspace "${config.workspaceName}" over ${config.transport}`);
   const closed = Promise.withResolvers<void>();
   const transport = new LineTransport(Deno.stdin.readable, Deno.stdout.writable, {

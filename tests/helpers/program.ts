@@ -28,7 +28,7 @@ export function devserverRunFlags(): string[] {
 
 /** Options for {@linkcode programCommand}. */
 export interface ProgramOptions {
-  /** Environment variables added to a minimal environment (PATH, HOME, DENO_DIR). */
+  /** Environment variables added to a minimal environment (PATH, HOME, DENO_DIR, and DENO_COVERAGE_DIR so a covered test run covers the program too). */
   env?: Record<string, string>;
   cwd?: string;
   stdin?: "piped" | "null";
@@ -37,7 +37,7 @@ export interface ProgramOptions {
 /** A `Deno.Command` running `devserver <args>` exactly as the task does. */
 export function programCommand(args: string[], options: ProgramOptions = {}): Deno.Command {
   const env: Record<string, string> = {};
-  for (const name of ["PATH", "HOME", "DENO_DIR", "XDG_CACHE_HOME"]) {
+  for (const name of ["PATH", "HOME", "DENO_DIR", "XDG_CACHE_HOME", "DENO_COVERAGE_DIR"]) {
     const value = Deno.env.get(name);
     if (value !== undefined) env[name] = value;
   }

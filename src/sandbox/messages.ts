@@ -39,6 +39,21 @@ export interface JobMessage {
   readonly args: unknown;
 }
 
+/**
+ * Supervisor → tool worker: answer with a pong. A freshly started nested
+ * worker answers its first messages only after a pause (about half a second
+ * on Deno 2.9), so every tool worker is warmed with one ping before it is
+ * given a job, and the budget clock never counts the warm-up.
+ */
+export interface PingMessage {
+  readonly type: "ping";
+}
+
+/** Tool worker → supervisor: the answer to a ping. */
+export interface PongMessage {
+  readonly type: "pong";
+}
+
 /** Tool worker → supervisor → main: the answer to one job. */
 export interface ResultMessage {
   readonly type: "result";
@@ -51,4 +66,9 @@ export interface EventMessage {
   readonly type: "event";
   readonly event: "worker_terminated" | "worker_crashed";
   readonly id: number;
+}
+
+/** Supervisor → main: every tool worker of the pool has started and answered a ping. */
+export interface ReadyMessage {
+  readonly type: "ready";
 }

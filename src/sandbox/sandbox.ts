@@ -8,7 +8,13 @@
  */
 
 import { fromFileUrl } from "./paths.ts";
-import type { EventMessage, InitMessage, ResultMessage, SandboxSettings } from "./messages.ts";
+import type {
+  EventMessage,
+  InitMessage,
+  ReadyMessage,
+  ResultMessage,
+  SandboxSettings,
+} from "./messages.ts";
 import { supervisorPermissions } from "./permissions.ts";
 import { DEFAULT_REMEDIES } from "./refusal.ts";
 import type { RawToolResult } from "../tools/types.ts";
@@ -17,6 +23,8 @@ import type { RawToolResult } from "../tools/types.ts";
 export interface Sandbox {
   /** Runs `tool` with already-validated `args`; resolves with its raw result (never rejects). */
   run(tool: string, args: unknown): Promise<RawToolResult>;
+  /** Resolves when every tool worker has started and answered a ping (calls may come earlier: they wait). */
+  readonly ready: Promise<void>;
   /** How many tool workers were terminated at their budget or crashed so far. */
   readonly replacedWorkers: number;
   /** Stops every worker. Pending calls answer `internal_error`. */
@@ -51,6 +59,7 @@ export function startSandbox(settings: SandboxSettings, options: SandboxOptions 
   let nextId = 1;
   let replaced = 0;
   let closed = false;
+  const ready = Promise.withResolvers<void>();
 
   const fail = (message: string) => {
     for (const [id, resolve] of pending) {
@@ -63,8 +72,12 @@ export function startSandbox(settings: SandboxSettings, options: SandboxOptions 
       });
     }
   };
-  supervisor.onmessage = (event: MessageEvent<ResultMessage | EventMessage>) => {
+  supervisor.onmessage = (event: MessageEvent<ResultMessage | EventMessage | ReadyMessage>) => {
     const message = event.data;
+    if (message.type === "ready") {
+      ready.resolve();
+      return;
+    }
     if (message.type === "event") {
       replaced++;
       return;
@@ -84,6 +97,7 @@ export function startSandbox(settings: SandboxSettings, options: SandboxOptions 
   );
 
   return {
+    ready: ready.promise,
     run(tool, args) {
       if (closed) {
         return Promise.resolve({

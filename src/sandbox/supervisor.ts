@@ -13,6 +13,8 @@ import type {
   EventMessage,
   InitMessage,
   JobMessage,
+  PongMessage,
+  ReadyMessage,
   ResultMessage,
   SandboxSettings,
 } from "./messages.ts";
@@ -22,6 +24,8 @@ import type { RawToolResult } from "../tools/types.ts";
 
 interface Slot {
   worker: Worker;
+  /** False until the worker has answered its warm-up ping. */
+  warm: boolean;
   job?: { id: number; timer: ReturnType<typeof setTimeout> };
 }
 
@@ -36,8 +40,14 @@ function spawn(): Slot {
     name: "devserver-tool-worker",
     deno: { permissions: toolWorkerPermissions(settings!.root) },
   });
-  const slot: Slot = { worker };
-  worker.onmessage = (event: MessageEvent<ResultMessage>) => {
+  const slot: Slot = { worker, warm: false };
+  worker.onmessage = (event: MessageEvent<ResultMessage | PongMessage>) => {
+    if (event.data.type === "pong") {
+      slot.warm = true;
+      announceReady();
+      pump();
+      return;
+    }
     if (!slot.job || event.data.id !== slot.job.id) return;
     clearTimeout(slot.job.timer);
     slot.job = undefined;
@@ -55,8 +65,21 @@ function spawn(): Slot {
     pump();
   };
   worker.postMessage({ type: "init", settings: settings!, toolWorkerUrl: workerUrl });
+  worker.postMessage({ type: "ping" });
   slots.push(slot);
   return slot;
+}
+
+let announced = false;
+function announceReady(): void {
+  if (announced || slots.filter((s) => s.warm).length < settings!.poolSize) return;
+  announced = true;
+  self.postMessage({ type: "ready" } satisfies ReadyMessage);
+}
+
+/** Keeps the pool full: a terminated or crashed worker is replaced at once, warming in the background. */
+function refill(): void {
+  while (slots.length < settings!.poolSize) spawn();
 }
 
 function replace(slot: Slot): void {
@@ -76,9 +99,9 @@ function answer(id: number, error: "timed_out" | "internal_error", message: stri
 }
 
 function pump(): void {
+  refill();
   while (queue.length > 0) {
-    let slot = slots.find((s) => s.job === undefined);
-    if (!slot && slots.length < settings!.poolSize) slot = spawn();
+    const slot = slots.find((s) => s.warm && s.job === undefined);
     if (!slot) return;
     const job = queue.shift()!;
     const target = slot;
@@ -104,7 +127,7 @@ self.onmessage = (event: MessageEvent<InitMessage | JobMessage>) => {
   if (message.type === "init") {
     settings = message.settings;
     workerUrl = message.toolWorkerUrl;
-    spawn(); // warm one worker so the first call does not pay for start-up
+    refill(); // start and warm the whole pool now, so no call pays for start-up
     return;
   }
   queue.push(message);

@@ -9,7 +9,13 @@
 /// <reference lib="deno.worker" />
 
 import { Denylist } from "./denylist.ts";
-import type { InitMessage, JobMessage, ResultMessage } from "./messages.ts";
+import type {
+  InitMessage,
+  JobMessage,
+  PingMessage,
+  PongMessage,
+  ResultMessage,
+} from "./messages.ts";
 import { DEFAULT_REMEDIES, ToolRefusal } from "./refusal.ts";
 import { Workspace } from "./workspace.ts";
 import { CursorCodec } from "../tools/cursor.ts";
@@ -51,8 +57,12 @@ async function runJob(job: JobMessage): Promise<RawToolResult> {
   }
 }
 
-self.onmessage = async (event: MessageEvent<InitMessage | JobMessage>) => {
+self.onmessage = async (event: MessageEvent<InitMessage | PingMessage | JobMessage>) => {
   const message = event.data;
+  if (message.type === "ping") {
+    self.postMessage({ type: "pong" } satisfies PongMessage);
+    return;
+  }
   if (message.type === "init") {
     const s = message.settings;
     context = {

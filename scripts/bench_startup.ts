@@ -1,0 +1,169 @@
+/**
+ * Start-up and per-call benchmark, as ratios against a baseline measured in
+ * the same run.
+ *
+ * - Cold start to first reply: spawn `devserver serve` (the task's flags),
+ *   send `server/discover`, time the first response. Baseline: a bare
+ *   `deno run` of a script that answers one JSON line the same way.
+ * - Per-call latency: `read_file` of README.md over the live connection.
+ *   Baseline: the same read done directly with `Deno.readTextFile` in a
+ *   process of its own, answering over the same kind of pipe.
+ * - Memory: the server's resident set after the calls (VmRSS), against the
+ *   baseline process's.
+ *
+ * Usage: deno task bench [--runs N]
+ *
+ * @module
+ */
+
+import { parseArgs } from "node:util";
+import { devserverRunFlags, MAIN_MODULE, REPO_ROOT } from "./lib/program.ts";
+
+const { values } = parseArgs({ args: Deno.args, options: { runs: { type: "string" } } });
+const RUNS = Number(values.runs ?? 10);
+const CALLS = 50;
+const META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
+
+const BASELINE_SOURCE = `
+const decoder = new TextDecoder();
+const encoder = new TextEncoder();
+let buffered = "";
+for await (const chunk of Deno.stdin.readable) {
+  buffered += decoder.decode(chunk, { stream: true });
+  let nl;
+  while ((nl = buffered.indexOf("\\n")) >= 0) {
+    const line = buffered.slice(0, nl);
+    buffered = buffered.slice(nl + 1);
+    const msg = JSON.parse(line);
+    const text = msg.method === "tools/call" ? await Deno.readTextFile(msg.params.arguments.path) : "";
+    await Deno.stdout.write(encoder.encode(JSON.stringify({ jsonrpc: "2.0", id: msg.id, result: { text } }) + "\\n"));
+  }
+}
+`;
+
+interface Process {
+  child: Deno.ChildProcess;
+  request(method: string, params: Record<string, unknown>): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+function startProcess(args: string[], cwd: string): Process {
+  const child = new Deno.Command(Deno.execPath(), {
+    args,
+    cwd,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let buffered = "";
+  let nextId = 1;
+  const waiting = new Map<number, (value: unknown) => void>();
+  (async () => {
+    while (true) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buffered += value;
+      let nl;
+      while ((nl = buffered.indexOf("\n")) >= 0) {
+        const message = JSON.parse(buffered.slice(0, nl));
+        buffered = buffered.slice(nl + 1);
+        waiting.get(message.id)?.(message);
+        waiting.delete(message.id);
+      }
+    }
+  })();
+  return {
+    child,
+    request(method, params) {
+      const id = nextId++;
+      const reply = new Promise((resolve) => waiting.set(id, resolve));
+      writer.write(
+        new TextEncoder().encode(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n"),
+      );
+      return reply;
+    },
+    async close() {
+      await writer.close();
+      await child.status;
+      await reader.cancel().catch(() => {});
+    },
+  };
+}
+
+async function rssKiB(pid: number): Promise<number> {
+  // Deno gates /proc behind --allow-all; ps reports the same resident set size.
+  const out = await new Deno.Command("ps", { args: ["-o", "rss=", "-p", String(pid)] }).output();
+  return Number(new TextDecoder().decode(out.stdout).trim());
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+interface Sample {
+  startMs: number;
+  firstCallMs: number;
+  callMs: number;
+  rssKiB: number;
+}
+
+async function measure(kind: "devserver" | "baseline", baselineFile: string): Promise<Sample> {
+  const args = kind === "devserver"
+    ? ["run", ...devserverRunFlags(), MAIN_MODULE, "--workspace", REPO_ROOT, "serve"]
+    : ["run", "-q", "--no-prompt", `--allow-read=${REPO_ROOT}`, baselineFile];
+  const t0 = performance.now();
+  const proc = startProcess(args, REPO_ROOT);
+  await proc.request("server/discover", { _meta: META });
+  const startMs = performance.now() - t0;
+  const callArgs = { name: "read_file", arguments: { path: "README.md" }, _meta: META };
+  await proc.request("tools/call", callArgs);
+  const firstCallMs = performance.now() - t0;
+  const t1 = performance.now();
+  for (let i = 0; i < CALLS; i++) await proc.request("tools/call", callArgs);
+  const callMs = (performance.now() - t1) / CALLS;
+  const rss = await rssKiB(proc.child.pid);
+  await proc.close();
+  return { startMs, firstCallMs, callMs, rssKiB: rss };
+}
+
+const baselineFile = await Deno.makeTempFile({ suffix: ".ts" });
+await Deno.writeTextFile(baselineFile, BASELINE_SOURCE);
+const results: Record<string, Sample[]> = { devserver: [], baseline: [] };
+try {
+  await measure("devserver", baselineFile); // warm the module cache once
+  for (let i = 0; i < RUNS; i++) {
+    for (const kind of ["baseline", "devserver"] as const) {
+      results[kind].push(await measure(kind, baselineFile));
+      await Deno.stderr.write(new TextEncoder().encode("."));
+    }
+  }
+} finally {
+  await Deno.remove(baselineFile);
+}
+console.error();
+
+const summary = (kind: string) => ({
+  startMs: median(results[kind].map((s) => s.startMs)),
+  firstCallMs: median(results[kind].map((s) => s.firstCallMs)),
+  callMs: median(results[kind].map((s) => s.callMs)),
+  rssKiB: median(results[kind].map((s) => s.rssKiB)),
+});
+const dev = summary("devserver");
+const base = summary("baseline");
+const row = (label: string, d: number, b: number, unit: string) =>
+  `| ${label} | ${d.toFixed(1)} ${unit} | ${b.toFixed(1)} ${unit} | ${(d / b).toFixed(2)}× |`;
+console.log(
+  `Medians of ${RUNS} runs (${CALLS} calls each), deno ${Deno.version.deno}, ${navigator.hardwareConcurrency} cores`,
+);
+console.log("| measure | devserver | baseline (bare deno process) | ratio |");
+console.log("| --- | --- | --- | --- |");
+console.log(row("cold start to first reply", dev.startMs, base.startMs, "ms"));
+console.log(row("cold start to first tool result", dev.firstCallMs, base.firstCallMs, "ms"));
+console.log(row("read_file README.md, per call", dev.callMs, base.callMs, "ms"));
+console.log(row("resident memory after calls", dev.rssKiB / 1024, base.rssKiB / 1024, "MiB"));

@@ -17,6 +17,7 @@ import type { ParsedArgs } from "./args.ts";
 /** Serves until the client closes stdin; resolves with the exit code. */
 export async function runServe(config: Config, _args: ParsedArgs): Promise<number> {
   const server = createDevServer(config);
+  await server.sandbox.started; // the supervisor's modules load under our read grant
   await dropMainThreadPermissions(false);
   const held = await reportPermissions();
   log(

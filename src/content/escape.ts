@@ -6,11 +6,14 @@
  * @module
  */
 
-/** Replaces C0/C1 controls, DEL and bidi/zero-width format characters with visible escapes. */
+/**
+ * Replaces C0/C1 controls, DEL, the Unicode line and paragraph separators, and bidi and
+ * zero-width format characters with visible escapes.
+ */
 export function escapeControlCharacters(text: string): string {
   return text.replace(
     // deno-lint-ignore no-control-regex
-    /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g,
+    /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g,
     (ch) => {
       switch (ch) {
         case "\n":

@@ -13,7 +13,7 @@ import { z } from "zod";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { RawToolResult } from "../tools/types.ts";
 import { fenceUntrusted, newNonce } from "./fence.ts";
-import { Redactor } from "./redact.ts";
+import { type RedactionAudit, Redactor } from "./redact.ts";
 
 /** Fields every successful result's `structuredContent` carries, added by the pipeline. */
 export const CONTENT_ENVELOPE_SHAPE = {
@@ -55,15 +55,21 @@ export function shapeToolResult(
       structuredContent: { error: raw.error, message: raw.message, remedy: raw.remedy },
     };
   }
-  const redactor = options.redactSecrets ? new Redactor() : undefined;
+  // The text and structured halves are two renderings of the same result: each is redacted
+  // on its own, and the audit takes the larger count per kind, so a secret shown in both
+  // halves is reported once.
+  const textRedactor = options.redactSecrets ? new Redactor() : undefined;
+  const structuredRedactor = options.redactSecrets ? new Redactor() : undefined;
   const nonce = newNonce();
   const texts = raw.parts.map((part) => {
     if (!part.untrusted) return part.text;
-    const clean = redactor ? redactor.redact(part.text) : part.text;
+    const clean = textRedactor ? textRedactor.redact(part.text) : part.text;
     return fenceUntrusted(clean, nonce);
   });
-  const structured = redactor ? redactor.redactDeep(raw.structured) : raw.structured;
-  const redactions = redactor?.audit() ?? [];
+  const structured = structuredRedactor
+    ? structuredRedactor.redactDeep(raw.structured)
+    : raw.structured;
+  const redactions = mergeAudits(textRedactor?.audit() ?? [], structuredRedactor?.audit() ?? []);
   if (redactions.length > 0) {
     texts.push(
       "Redacted: " + redactions.map((r) => `${r.count} × ${r.kind}`).join(", ") + ".",
@@ -73,4 +79,16 @@ export function shapeToolResult(
     content: [{ type: "text", text: texts.join("\n") }],
     structuredContent: { ...structured, untrusted_content: true, redactions },
   };
+}
+
+/** The larger count per kind of two audits, sorted by kind. */
+function mergeAudits(a: RedactionAudit[], b: RedactionAudit[]): RedactionAudit[] {
+  const counts = new Map<string, number>();
+  for (const { kind, count } of [...a, ...b]) {
+    counts.set(kind, Math.max(counts.get(kind) ?? 0, count));
+  }
+  return [...counts].sort(([x], [y]) => x.localeCompare(y)).map(([kind, count]) => ({
+    kind,
+    count,
+  }));
 }

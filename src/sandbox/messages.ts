@@ -68,6 +68,15 @@ export interface EventMessage {
   readonly id: number;
 }
 
+/**
+ * Supervisor → main: the supervisor's modules are loaded. Deno checks a
+ * worker's module loading against the creating thread's read grant, so the
+ * main thread must keep read until this arrives.
+ */
+export interface StartedMessage {
+  readonly type: "started";
+}
+
 /** Supervisor → main: every tool worker of the pool has started and answered a ping. */
 export interface ReadyMessage {
   readonly type: "ready";

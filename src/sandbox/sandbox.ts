@@ -14,6 +14,7 @@ import type {
   ReadyMessage,
   ResultMessage,
   SandboxSettings,
+  StartedMessage,
 } from "./messages.ts";
 import { supervisorPermissions } from "./permissions.ts";
 import { DEFAULT_REMEDIES } from "./refusal.ts";
@@ -23,6 +24,12 @@ import type { RawToolResult } from "../tools/types.ts";
 export interface Sandbox {
   /** Runs `tool` with already-validated `args`; resolves with its raw result (never rejects). */
   run(tool: string, args: unknown): Promise<RawToolResult>;
+  /**
+   * Resolves once the supervisor's modules are loaded (or it failed to
+   * start). Deno checks that loading against the main thread's read grant,
+   * so the main thread must not drop read before this resolves.
+   */
+  readonly started: Promise<void>;
   /** Resolves when every tool worker has started and answered a ping (calls may come earlier: they wait). */
   readonly ready: Promise<void>;
   /** How many tool workers were terminated at their budget or crashed so far. */
@@ -60,6 +67,7 @@ export function startSandbox(settings: SandboxSettings, options: SandboxOptions 
   let replaced = 0;
   let closed = false;
   const ready = Promise.withResolvers<void>();
+  const started = Promise.withResolvers<void>();
 
   const fail = (message: string) => {
     for (const [id, resolve] of pending) {
@@ -72,8 +80,14 @@ export function startSandbox(settings: SandboxSettings, options: SandboxOptions 
       });
     }
   };
-  supervisor.onmessage = (event: MessageEvent<ResultMessage | EventMessage | ReadyMessage>) => {
+  supervisor.onmessage = (
+    event: MessageEvent<ResultMessage | EventMessage | ReadyMessage | StartedMessage>,
+  ) => {
     const message = event.data;
+    if (message.type === "started") {
+      started.resolve();
+      return;
+    }
     if (message.type === "ready") {
       ready.resolve();
       return;
@@ -90,6 +104,7 @@ export function startSandbox(settings: SandboxSettings, options: SandboxOptions 
     event.preventDefault();
     console.error(`devserver: sandbox supervisor failed: ${event.message}`);
     closed = true;
+    started.resolve();
     fail("The sandbox stopped unexpectedly.");
   };
   supervisor.postMessage(
@@ -97,6 +112,7 @@ export function startSandbox(settings: SandboxSettings, options: SandboxOptions 
   );
 
   return {
+    started: started.promise,
     ready: ready.promise,
     run(tool, args) {
       if (closed) {

@@ -17,6 +17,7 @@ import type {
   ReadyMessage,
   ResultMessage,
   SandboxSettings,
+  StartedMessage,
 } from "./messages.ts";
 import { toolWorkerPermissions } from "./permissions.ts";
 import { DEFAULT_REMEDIES } from "./refusal.ts";
@@ -133,3 +134,6 @@ self.onmessage = (event: MessageEvent<InitMessage | JobMessage>) => {
   queue.push(message);
   pump();
 };
+
+// Our modules are loaded: the main thread may now drop its read grant.
+self.postMessage({ type: "started" } satisfies StartedMessage);

@@ -62,7 +62,7 @@ async function readFile(args: ReadFileArgs, ctx: ToolContext): Promise<RawToolRe
   if (args.end_line !== undefined && args.end_line < start) {
     throw new ToolRefusal("invalid_arguments", "end_line is before start_line.");
   }
-  if (total > 0 && start > total) {
+  if (start > Math.max(total, 1)) {
     throw new ToolRefusal(
       "invalid_arguments",
       `start_line is past the end: the file has ${total} lines.`,

@@ -104,7 +104,12 @@ export class LineTransport implements Transport {
     let discarding = false;
     while (!this.#closed) {
       const { value, done } = await reader.read();
-      if (done) break;
+      if (done) {
+        // A last line without its newline is still a message (or still too long).
+        if (discarding) this.#replyTooLong();
+        else if (size > 0) this.#handleLine(joinPieces(pieces, size));
+        break;
+      }
       let start = 0;
       while (start < value.length) {
         const newline = value.indexOf(NEWLINE, start);
@@ -120,11 +125,7 @@ export class LineTransport implements Transport {
         }
         if (newline === -1) break;
         if (discarding) {
-          this.#reply(
-            null,
-            ProtocolErrorCode.ParseError,
-            `Parse error: line longer than ${this.#maxLineBytes} bytes`,
-          );
+          this.#replyTooLong();
         } else {
           this.#handleLine(joinPieces(pieces, size));
         }
@@ -189,6 +190,14 @@ export class LineTransport implements Transport {
     }
     if ("method" in message && "id" in message) this.#pending.add(message.id as string | number);
     this.onmessage?.(message);
+  }
+
+  #replyTooLong(): void {
+    this.#reply(
+      null,
+      ProtocolErrorCode.ParseError,
+      `Parse error: line longer than ${this.#maxLineBytes} bytes`,
+    );
   }
 
   #reply(id: JsonId, code: number, message: string, data?: unknown): void {

@@ -6,25 +6,9 @@
  * @module
  */
 
-import { fromFileUrl } from "../../src/sandbox/paths.ts";
+import { devserverRunFlags, MAIN_MODULE, REPO_ROOT } from "../../scripts/lib/program.ts";
 
-/** The repository root. */
-export const REPO_ROOT = fromFileUrl(new URL("../../", import.meta.url)).replace(/\/$/, "");
-
-/** The entry point the task runs. */
-export const MAIN_MODULE = `${REPO_ROOT}/src/cli/main.ts`;
-
-/** The `deno run` flags of the `devserver` task, parsed from `deno.json`. */
-export function devserverRunFlags(): string[] {
-  const denoJson = JSON.parse(Deno.readTextFileSync(`${REPO_ROOT}/deno.json`));
-  const task: string = denoJson.tasks.devserver;
-  const tokens = task.split(/\s+/);
-  const entry = tokens.indexOf("src/cli/main.ts");
-  if (tokens[0] !== "deno" || tokens[1] !== "run" || entry < 0) {
-    throw new Error(`unexpected devserver task: ${task}`);
-  }
-  return [...tokens.slice(2, entry), "--config", `${REPO_ROOT}/deno.json`];
-}
+export { devserverRunFlags, MAIN_MODULE, REPO_ROOT };
 
 /** Options for {@linkcode programCommand}. */
 export interface ProgramOptions {

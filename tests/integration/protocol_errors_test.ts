@@ -37,7 +37,12 @@ function connect(call: ToolDispatcher["call"]) {
   const writer = input.writable.getWriter();
   return {
     async request(id: number, method: string, params: Record<string, unknown> = {}) {
-      const line = JSON.stringify({ jsonrpc: "2.0", id, method, params: { ...params, _meta: META } });
+      const line = JSON.stringify({
+        jsonrpc: "2.0",
+        id,
+        method,
+        params: { ...params, _meta: META },
+      });
       await writer.write(new TextEncoder().encode(line + "\n"));
       while (!replies.some((r) => r.id === id)) {
         await new Promise<void>((resolve) => arrived.push(resolve));

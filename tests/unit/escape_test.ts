@@ -1,0 +1,46 @@
+import assert from "node:assert/strict";
+import { escapeControlCharacters } from "../../src/content/escape.ts";
+
+Deno.test("escape: newline, carriage return and tab become backslash escapes", () => {
+  assert.equal(escapeControlCharacters("a\nb\rc\td"), "a\\nb\\rc\\td");
+});
+
+Deno.test("escape: other C0 controls, ESC, DEL and C1 controls become \\xNN", () => {
+  assert.equal(escapeControlCharacters("\x00"), "\\x00");
+  assert.equal(escapeControlCharacters("\x1b[31mred\x1b[0m"), "\\x1b[31mred\\x1b[0m");
+  assert.equal(escapeControlCharacters("del\x7f"), "del\\x7f");
+  assert.equal(escapeControlCharacters("\x85\x9b\x9f"), "\\x85\\x9b\\x9f");
+});
+
+Deno.test("escape: bidi controls become \\uNNNN", () => {
+  assert.equal(escapeControlCharacters("evil\u202Etxt.exe"), "evil\\u202etxt.exe");
+  assert.equal(escapeControlCharacters("\u202A\u202B\u202C\u202D"), "\\u202a\\u202b\\u202c\\u202d");
+  assert.equal(escapeControlCharacters("\u2066\u2067\u2068\u2069"), "\\u2066\\u2067\\u2068\\u2069");
+  assert.equal(escapeControlCharacters("\u200E\u200F"), "\\u200e\\u200f");
+  assert.equal(escapeControlCharacters("\u061C"), "\\u061c");
+});
+
+Deno.test("escape: zero-width characters and the BOM become \\uNNNN", () => {
+  assert.equal(escapeControlCharacters("a\u200Bb\u200Cc\u200Dd"), "a\\u200bb\\u200cc\\u200dd");
+  assert.equal(escapeControlCharacters("\uFEFFname"), "\\ufeffname");
+  assert.equal(escapeControlCharacters("a\u2060b"), "a\\u2060b");
+});
+
+Deno.test("escape: Unicode line and paragraph separators cannot start a new line", () => {
+  assert.equal(escapeControlCharacters("a\u2028b\u2029c"), "a\\u2028b\\u2029c");
+});
+
+Deno.test("escape: printable text, including non-ASCII, is unchanged", () => {
+  const text = "src/naïve café — 日本語 🙂 \\n (literal backslash-n)";
+  assert.equal(escapeControlCharacters(text), text);
+  assert.equal(escapeControlCharacters(""), "");
+});
+
+Deno.test("escape: the result holds no control or format character at all", () => {
+  let all = "";
+  for (let c = 0; c < 0x3000; c++) all += String.fromCharCode(c);
+  const escaped = escapeControlCharacters(all);
+  // deno-lint-ignore no-control-regex
+  assert.doesNotMatch(escaped, /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/);
+  assert.doesNotMatch(escaped, /[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069]/);
+});

@@ -1,0 +1,278 @@
+/**
+ * End-to-end plumbing: the real program as a child process, reached either
+ * through the SDK's own stdio client or as raw JSON lines on a pipe. Every
+ * child is started with exactly the flags of `deno task devserver` (read
+ * from `deno.json`) and a minimal environment.
+ *
+ * @module
+ */
+
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { devserverRunFlags, MAIN_MODULE, REPO_ROOT } from "../../scripts/lib/program.ts";
+
+/** The revision the server speaks natively. */
+export const MODERN = "2026-07-28";
+
+/** The per-request `_meta` envelope of the 2026-07-28 revision. */
+export const META = {
+  "io.modelcontextprotocol/protocolVersion": MODERN,
+  "io.modelcontextprotocol/clientCapabilities": {},
+} as const;
+
+/** A fence opening, capturing its nonce. */
+export const FENCE_OPEN = /<untrusted-file-content id=([0-9a-f]{32})>/;
+
+/**
+ * The environment a child gets: what Deno needs to find its caches and the
+ * coverage directory (so a covered run covers the child too), plus `extra`.
+ */
+export function childEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of ["PATH", "HOME", "DENO_DIR", "XDG_CACHE_HOME", "DENO_COVERAGE_DIR"]) {
+    const value = Deno.env.get(name);
+    if (value !== undefined) env[name] = value;
+  }
+  return { ...env, ...extra };
+}
+
+/** `deno run` arguments that start `devserver serve` on `root`. */
+export function serveArgs(root: string): string[] {
+  return ["run", ...devserverRunFlags(), MAIN_MODULE, "serve", "--workspace", root];
+}
+
+// ---------------------------------------------------------------------------
+// The SDK client over a real pipe
+
+/** Which protocol era the SDK client negotiates. */
+export type Era = "modern" | "legacy";
+
+/** An SDK client connected to a child server; closing it ends the child. */
+export interface SdkSession extends AsyncDisposable {
+  readonly client: Client;
+  readonly transport: StdioClientTransport;
+  /** The child's stderr so far. */
+  stderr(): string;
+}
+
+/**
+ * Starts `devserver serve` through the SDK's `StdioClientTransport` (the
+ * path an editor takes) and connects a `Client` in `era`: `modern` pins
+ * 2026-07-28, `legacy` is the SDK default (`initialize`). A failed connect
+ * closes everything and rethrows.
+ */
+export async function connectSdk(
+  root: string,
+  options: { era: Era; env?: Record<string, string> },
+): Promise<SdkSession> {
+  const transport = new StdioClientTransport({
+    command: Deno.execPath(),
+    args: serveArgs(root),
+    env: childEnv(options.env),
+    cwd: REPO_ROOT,
+    stderr: "pipe",
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk: Uint8Array | string) => {
+    stderr += typeof chunk === "string" ? chunk : new TextDecoder().decode(chunk);
+  });
+  const client = new Client(
+    { name: "devserver-e2e", version: "0.0.0" },
+    options.era === "modern" ? { versionNegotiation: { mode: { pin: MODERN } } } : {},
+  );
+  const close = async () => {
+    await client.close().catch(() => {});
+    await transport.close().catch(() => {});
+  };
+  try {
+    await client.connect(transport);
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { client, transport, stderr: () => stderr, [Symbol.asyncDispose]: close };
+}
+
+// ---------------------------------------------------------------------------
+// Raw JSON lines over a real pipe
+
+/** One JSON-RPC response as read from the child's stdout. */
+export interface RpcResponse {
+  jsonrpc: "2.0";
+  id: string | number | null;
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string; data?: Record<string, unknown> };
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * `devserver serve` with stdin, stdout and stderr piped. stdout is read
+ * line by line in the background; every line is kept, in order, so a test
+ * can check both what was answered and what was not.
+ */
+export class RawServer implements AsyncDisposable {
+  readonly child: Deno.ChildProcess;
+  /** Every stdout line so far, in order (without the newline). */
+  readonly lines: string[] = [];
+  #stderr = "";
+  #writer: WritableStreamDefaultWriter<Uint8Array> | undefined;
+  #waiters: Array<() => void> = [];
+  #stdoutDone: Promise<void>;
+  #stderrDone: Promise<void>;
+  #ended = false;
+  #nextId = 1;
+
+  constructor(root: string, env: Record<string, string> = {}) {
+    this.child = new Deno.Command(Deno.execPath(), {
+      args: serveArgs(root),
+      cwd: REPO_ROOT,
+      env: childEnv(env),
+      clearEnv: true,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    this.#writer = this.child.stdin.getWriter();
+    this.#stdoutDone = this.#pumpStdout();
+    this.#stderrDone = this.#pumpStderr();
+  }
+
+  /** The child's stderr so far. */
+  get stderr(): string {
+    return this.#stderr;
+  }
+
+  /** Whether stdout has ended. */
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  /** A fresh request id. */
+  nextId(): number {
+    return this.#nextId++;
+  }
+
+  /** Writes `text` exactly as given. */
+  async write(text: string | Uint8Array): Promise<void> {
+    if (!this.#writer) throw new Error("stdin is closed");
+    await this.#writer.write(typeof text === "string" ? encoder.encode(text) : text);
+  }
+
+  /** Writes `message` as one JSON line. */
+  send(message: unknown): Promise<void> {
+    return this.write(JSON.stringify(message) + "\n");
+  }
+
+  /** Sends a request (with `params` as given) and waits for its response. */
+  async request(method: string, params?: unknown): Promise<RpcResponse> {
+    const id = this.nextId();
+    await this.send({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) });
+    return await this.responseFor(id);
+  }
+
+  /** Sends a 2026-07-28 request: `params` plus the `_meta` envelope. */
+  modern(method: string, params: Record<string, unknown> = {}): Promise<RpcResponse> {
+    return this.request(method, { ...params, _meta: META });
+  }
+
+  /** Waits for the stdout line at `index` (0-based) and parses it. */
+  async lineAt(index: number, timeoutMs = 10_000): Promise<RpcResponse> {
+    await this.#until(() => this.lines.length > index, timeoutMs, `stdout line ${index + 1}`);
+    return JSON.parse(this.lines[index]);
+  }
+
+  /** Waits for the response carrying `id`. */
+  async responseFor(id: string | number, timeoutMs = 10_000): Promise<RpcResponse> {
+    const find = () => this.lines.map((l) => JSON.parse(l) as RpcResponse).find((m) => m.id === id);
+    await this.#until(() => find() !== undefined, timeoutMs, `the response to id ${id}`);
+    return find()!;
+  }
+
+  /** Waits until stderr matches `pattern`; returns the matching line. */
+  async stderrLine(pattern: RegExp, timeoutMs = 10_000): Promise<string> {
+    const find = () => this.#stderr.split("\n").find((line) => pattern.test(line));
+    await this.#until(() => find() !== undefined, timeoutMs, `stderr matching ${pattern}`);
+    return find()!;
+  }
+
+  /** Closes the child's stdin (end of input for the server). */
+  async closeStdin(): Promise<void> {
+    const writer = this.#writer;
+    this.#writer = undefined;
+    await writer?.close().catch(() => {});
+  }
+
+  /** Waits for the child to exit (after stdout and stderr are fully read). */
+  async exit(timeoutMs = 10_000): Promise<Deno.CommandStatus> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error("the server did not exit")), timeoutMs);
+    });
+    try {
+      return await Promise.race([
+        Promise.all([this.child.status, this.#stdoutDone, this.#stderrDone]).then(([s]) => s),
+        timeout,
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Closes stdin and waits for exit; kills the child if it does not go. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.closeStdin();
+    try {
+      await this.exit(5_000);
+    } catch {
+      try {
+        this.child.kill("SIGKILL");
+      } catch { /* already gone */ }
+      await Promise.all([this.child.status, this.#stdoutDone, this.#stderrDone]);
+    }
+  }
+
+  async #pumpStdout(): Promise<void> {
+    let buffered = "";
+    for await (const text of this.child.stdout.pipeThrough(new TextDecoderStream())) {
+      buffered += text;
+      let newline: number;
+      while ((newline = buffered.indexOf("\n")) >= 0) {
+        this.lines.push(buffered.slice(0, newline));
+        buffered = buffered.slice(newline + 1);
+      }
+      this.#wake();
+    }
+    if (buffered !== "") this.lines.push(buffered);
+    this.#ended = true;
+    this.#wake();
+  }
+
+  async #pumpStderr(): Promise<void> {
+    for await (const text of this.child.stderr.pipeThrough(new TextDecoderStream())) {
+      this.#stderr += text;
+      this.#wake();
+    }
+  }
+
+  #wake(): void {
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const wake of waiters) wake();
+  }
+
+  async #until(ready: () => boolean, timeoutMs: number, what: string): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!ready()) {
+      if (this.#ended) throw new Error(`stdout ended before ${what}; stderr: ${this.#stderr}`);
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`timed out waiting for ${what}; stderr: ${this.#stderr}`);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await new Promise<void>((resolve) => {
+        this.#waiters.push(resolve);
+        timer = setTimeout(resolve, left);
+      });
+      clearTimeout(timer);
+    }
+  }
+}

@@ -58,8 +58,7 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
     throw new UsageError((error as Error).message.split("\n")[0]);
   }
   const { values, positionals } = parsed;
-  let command: string = positionals[0] ?? (values.version ? "version" : "help");
-  if (!positionals[0] && values.help) command = "help";
+  const command: string = positionals[0] ?? (values.version ? "version" : "help");
   if (!(COMMANDS as readonly string[]).includes(command)) {
     const hint = nearestName(command.toUpperCase(), COMMANDS.map((c) => c.toUpperCase()));
     throw new UsageError(
@@ -83,7 +82,8 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
     cwd: values.cwd,
     transport: values.transport,
     json: values.json ?? false,
-    help: values.help ?? false,
+    // `devserver --help` is the program's help; `devserver CMD --help` is the command's.
+    help: (values.help ?? false) && positionals[0] !== undefined,
   };
 }
 
@@ -103,7 +103,10 @@ Commands:
 Global options:
   -w, --workspace DIR  The repository to serve (default: MCP_SANDBOX__WORKSPACE, else the
                        current directory). Relative paths resolve against where you ran it.
+  --cwd DIR            Resolve relative paths against DIR (deno task devserver passes the
+                       directory you ran it from).
   -h, --help           Help for the program or the command.
+  -V, --version        Same as the version command.
 
 Settings are environment variables MCP_<SECTION>__<FIELD>; see docs/configuration.md.
 Errors print one line on stderr and exit 2; stdout carries only results and protocol.`;

@@ -7,6 +7,7 @@
 
 import { ProtocolError } from "@modelcontextprotocol/server";
 import { createDevServer } from "../app.ts";
+import { escapeControlCharacters } from "../content/escape.ts";
 import type { Config } from "../config/load.ts";
 import { dropMainThreadPermissions } from "../sandbox/permissions.ts";
 import { type ParsedArgs, UsageError } from "./args.ts";
@@ -33,7 +34,7 @@ export async function runCall(config: Config, args: ParsedArgs): Promise<number>
       console.log(JSON.stringify(result, null, 2));
     } else {
       for (const block of result.content ?? []) {
-        if (block.type === "text") console.log(block.text);
+        if (block.type === "text") console.log(forTerminal(block.text));
       }
     }
     return result.isError ? 1 : 0;
@@ -43,4 +44,14 @@ export async function runCall(config: Config, args: ParsedArgs): Promise<number>
   } finally {
     server.close();
   }
+}
+
+/**
+ * File text shown on a terminal: control characters (escape sequences
+ * among them) become visible escapes, so a file cannot drive the terminal.
+ * Newlines and tabs stay as they are. `--json` output is JSON-escaped already.
+ */
+export function forTerminal(text: string): string {
+  return text.split("\n").map((line) => line.split("\t").map(escapeControlCharacters).join("\t"))
+    .join("\n");
 }

@@ -66,7 +66,7 @@ export async function runDoctor(args: ParsedArgs): Promise<number> {
     if (out.success) gitVersion = new TextDecoder().decode(out.stdout).trim();
   } catch { /* not installed */ }
   if (gitVersion) ok(`git found: ${gitVersion}`);
-  else info("git not found: git_log and git_diff will refuse (nothing else needs it)");
+  else info("git not found: the tool workers may run only git, and it is absent");
 
   const server = createDevServer(config);
   let healthy = true;

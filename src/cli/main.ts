@@ -8,6 +8,7 @@
 
 import { type Config, ConfigError, loadConfig } from "../config/load.ts";
 import { setLogLevel } from "../log.ts";
+import { dropMainThreadPermissions } from "../sandbox/permissions.ts";
 import { COMMAND_HELP, MAIN_HELP, parseCommandLine, type ParsedArgs, UsageError } from "./args.ts";
 import { runCall } from "./call.ts";
 import { runDoctor } from "./doctor.ts";
@@ -33,6 +34,16 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     return fail(error);
   }
+  if (
+    args.command === "help" || args.help || args.command === "version" || args.command === "tools"
+  ) {
+    // These read nothing and start nothing: drop every grant before doing anything else.
+    await dropMainThreadPermissions(false);
+  }
+  if (args.help) {
+    console.log(COMMAND_HELP[args.command]);
+    return 0;
+  }
   if (args.command === "help") {
     const topic = args.rest[0];
     if (topic && topic in COMMAND_HELP) {
@@ -42,10 +53,6 @@ export async function main(argv: string[]): Promise<number> {
     } else {
       console.log(MAIN_HELP);
     }
-    return 0;
-  }
-  if (args.help) {
-    console.log(COMMAND_HELP[args.command]);
     return 0;
   }
   try {

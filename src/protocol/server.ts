@@ -14,6 +14,7 @@ import {
   ProtocolError,
   ProtocolErrorCode,
 } from "@modelcontextprotocol/server";
+import { log } from "../log.ts";
 import { SERVER_NAME, SERVER_VERSION } from "../version.ts";
 import { publishedTools } from "../tools/registry.ts";
 import type { ToolDispatcher } from "./dispatch.ts";
@@ -42,7 +43,10 @@ export function createServerFactory(dispatcher: ToolDispatcher): McpServerFactor
         return await dispatcher.call(request.params.name, request.params.arguments);
       } catch (error) {
         if (error instanceof ProtocolError) throw error;
-        console.error("devserver: unexpected error in tools/call:", error);
+        log(
+          "error",
+          `unexpected error in tools/call: ${error instanceof Error ? error.stack : error}`,
+        );
         throw new ProtocolError(ProtocolErrorCode.InternalError, "Internal error");
       }
     });

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { isAbsolute, relative as relativePath, sep } from "node:path";
+import { isAbsolute, normalize, relative as relativePath, sep } from "node:path";
 import type { Denylist } from "./denylist.ts";
 import { ToolRefusal } from "./refusal.ts";
 
@@ -63,11 +63,18 @@ export function resolveInWorkspace(policy: ContainmentPolicy, userPath: string):
 
   let components: string[];
   if (isAbsolute(userPath)) {
-    const base = [policy.root, policy.configuredRoot].find((r) => isWithin(r, userPath));
+    // The root must be a literal prefix of the given components, and the rest
+    // is walked like a relative path: `..` after it stays physical (never
+    // normalised away lexically, which would skip the symlink it follows).
+    const given = userPath.split(sep).filter((c) => c !== "" && c !== ".");
+    const base = [policy.root, policy.configuredRoot]
+      .filter((r) => relativePath(r, userPath) === "" || isWithin(r, userPath))
+      .map((r) => normalize(r).split(sep).filter((c) => c !== ""))
+      .find((prefix) => prefix.every((c, i) => c === given[i]));
     if (base === undefined) {
       throw refuse("outside_workspace", `That absolute path is not inside the ${ws}.`);
     }
-    components = relativePath(base, userPath).split(sep);
+    components = given.slice(base.length);
   } else {
     components = userPath.split("/");
   }
@@ -94,6 +101,12 @@ export function resolveInWorkspace(policy: ContainmentPolicy, userPath: string):
       current = current.slice(0, current.lastIndexOf(sep)) || sep;
       continue;
     }
+    // Denied names are refused before the filesystem is asked, and a link is
+    // refused as soon as it leads into a denied place: whether something
+    // exists under a denied name is never told apart from "denied".
+    if (policy.denylist.deniesName(component)) {
+      throw refuse("denied_path", `That path is on the denylist of the ${ws}.`);
+    }
     const next = current === sep ? sep + component : current + sep + component;
     const info = lstatOrRefuse(next, ws);
     if (!info.isSymlink) {
@@ -112,6 +125,9 @@ export function resolveInWorkspace(policy: ContainmentPolicy, userPath: string):
     const target = realPathOrRefuse(next, ws);
     if (!isWithin(policy.root, target)) {
       throw refuse("outside_workspace", `The path leads through a link to outside the ${ws}.`);
+    }
+    if (policy.denylist.deniesPath(relativePath(policy.root, target).split(sep).join("/"))) {
+      throw refuse("denied_path", `That path is on the denylist of the ${ws}.`);
     }
     current = target;
     viaSymlink = last;

@@ -2,8 +2,9 @@
  * The workspace as tools see it: the only object through which a tool
  * touches the filesystem. Paths go through {@linkcode resolveInWorkspace};
  * files are opened non-blocking and without following a final symlink, the
- * handle is checked to be a regular file, and sizes are capped before and
- * while reading.
+ * handle is checked to be a regular file and the very file resolution
+ * examined (so nothing swapped in between is read), and sizes are capped
+ * before and while reading.
  *
  * @module
  */
@@ -11,6 +12,8 @@
 import { type ContainmentPolicy, isWithin, refusalFor, resolveInWorkspace } from "./resolve.ts";
 import type { ResolvedPath } from "./resolve.ts";
 import { ToolRefusal } from "./refusal.ts";
+import { constants as fsConstants } from "node:fs";
+import { type FileHandle, open as openFile } from "node:fs/promises";
 
 /** How many bytes at the start of a file are scanned for NUL to call it binary. */
 export const BINARY_SNIFF_BYTES = 8192;
@@ -46,12 +49,15 @@ export interface DirectoryListing {
 /** Directories a repository walk never enters (besides denied and linked ones). */
 const NEVER_WALKED = new Set(["node_modules"]);
 
-const OPEN_FLAGS: Record<string, { nonBlock: number; noFollow: number }> = {
-  linux: { nonBlock: 0o4000, noFollow: 0o400000 },
-  android: { nonBlock: 0o4000, noFollow: 0o400000 },
-  darwin: { nonBlock: 0x0004, noFollow: 0x0100 },
-  freebsd: { nonBlock: 0x0004, noFollow: 0x0100 },
-};
+/**
+ * Open flags for reading. `Deno.open` takes no numeric flags (an unknown
+ * option is silently ignored), so files are opened through `node:fs`, which
+ * passes them to the OS. O_NONBLOCK holds under a path-scoped read grant;
+ * O_NOFOLLOW does not always (Deno 2.9 drops it there), which is why the
+ * opened file is also checked to be the very file resolution examined.
+ */
+const OPEN_FLAGS = fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0) |
+  (fsConstants.O_NOFOLLOW ?? 0);
 
 /** The contained workspace: resolve, read and list, nothing else. */
 export class Workspace {
@@ -84,39 +90,44 @@ export class Workspace {
       );
     }
     if (target.info.size > maxBytes) throw this.#tooLarge(maxBytes);
-    const flags = OPEN_FLAGS[Deno.build.os];
-    let file: Deno.FsFile;
+    let file: FileHandle;
     try {
-      file = await Deno.open(target.absolute, {
-        read: true,
-        ...(flags ? { customFlags: flags.nonBlock | flags.noFollow } : {}),
-      });
+      file = await openFile(target.absolute, OPEN_FLAGS);
     } catch (error) {
       if (
         error instanceof Error && /too many (levels of )?symbolic links|ELOOP/i.test(error.message)
       ) {
-        throw new ToolRefusal(
-          "symlink_not_followed",
-          `The file was replaced by a symbolic link in the ${this.#ws}.`,
-        );
+        // Resolution ended on a real file; a link here means it was swapped since.
+        throw this.#changedDuringCall();
+      }
+      if ((error as { code?: unknown }).code === "ENOENT") {
+        throw refusalFor(new Deno.errors.NotFound(), this.#ws);
       }
       throw refusalFor(error, this.#ws);
     }
     try {
       const info = await file.stat();
-      if (!info.isFile) {
+      if (!info.isFile()) {
         throw new ToolRefusal(
           "special_file",
           `That path is not a regular file (FIFO, socket or device) in the ${this.#ws}.`,
         );
+      }
+      // The path was checked, then opened: if anything on it was swapped in
+      // between (a link, a directory, another file), this is not that file.
+      if (
+        target.info.ino !== null &&
+        (info.dev !== target.info.dev || info.ino !== target.info.ino)
+      ) {
+        throw this.#changedDuringCall();
       }
       if (info.size > maxBytes) throw this.#tooLarge(maxBytes);
       const chunks: Uint8Array[] = [];
       let total = 0;
       const buffer = new Uint8Array(64 * 1024);
       while (true) {
-        const n = await file.read(buffer);
-        if (n === null) break;
+        const { bytesRead: n } = await file.read(buffer, 0, buffer.length, null);
+        if (n === 0) break;
         total += n;
         if (total > maxBytes) throw this.#tooLarge(maxBytes);
         chunks.push(buffer.slice(0, n));
@@ -128,9 +139,9 @@ export class Workspace {
           `That file looks binary (NUL bytes in its first ${BINARY_SNIFF_BYTES} bytes) in the ${this.#ws}.`,
         );
       }
-      return { bytes, linkCount: info.nlink ?? 1 };
+      return { bytes, linkCount: info.nlink };
     } finally {
-      file.close();
+      await file.close();
     }
   }
 
@@ -160,6 +171,10 @@ export class Workspace {
     } catch (error) {
       throw refusalFor(error, this.#ws);
     }
+    // Deno.readDir takes a path, not a handle: check afterwards that the path
+    // still leads to the directory resolution examined (a folder on it swapped
+    // for a link would otherwise list another directory's names).
+    await this.#assertUnchanged(target);
     entries.sort((a, b) => {
       const ad = a.type === "directory" ? 0 : 1;
       const bd = b.type === "directory" ? 0 : 1;
@@ -189,6 +204,31 @@ export class Workspace {
     }
     if (info.isFile) return { name, type: "file", size: info.size };
     return { name, type: "other" };
+  }
+
+  #changedDuringCall(): ToolRefusal {
+    return new ToolRefusal(
+      "unreadable",
+      `The path changed while it was being read in the ${this.#ws}.`,
+      "Something replaced the file or a folder on its path during the call; retry it.",
+    );
+  }
+
+  /** Refuses if the directory at `target` is no longer the one resolution examined. */
+  async #assertUnchanged(target: ResolvedPath): Promise<void> {
+    let info: Deno.FileInfo;
+    let real: string;
+    try {
+      [info, real] = await Promise.all([
+        Deno.lstat(target.absolute),
+        Deno.realPath(target.absolute),
+      ]);
+    } catch {
+      throw this.#changedDuringCall();
+    }
+    if (real !== target.absolute || info.dev !== target.info.dev || info.ino !== target.info.ino) {
+      throw this.#changedDuringCall();
+    }
   }
 
   #tooLarge(maxBytes: number): ToolRefusal {

@@ -36,9 +36,9 @@ Deno.test("help and --help work for the program and every command", async () => 
     [["-h"], undefined],
     [[], undefined],
     ...COMMANDS.flatMap((command): Array<[string[], string | undefined]> => [
-      // `help --help` is help about everything: the program's help.
-      [[command, "--help"], command === "help" ? undefined : command],
-      [[command, "-h"], command === "help" ? undefined : command],
+      // `CMD --help` is that command's help, `help --help` included.
+      [[command, "--help"], command],
+      [[command, "-h"], command],
       [["help", command], command],
     ]),
   ];

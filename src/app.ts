@@ -16,6 +16,18 @@ import { type Sandbox, type SandboxOptions, startSandbox } from "./sandbox/sandb
 /** How many tool workers run calls at once. */
 export const TOOL_WORKER_POOL_SIZE = 2;
 
+/** How many calls may wait for a tool worker before more are refused `busy`. */
+export const TOOL_QUEUE_LIMIT = 32;
+
+/**
+ * The longest a call can take once received: waiting behind a full queue,
+ * then running to its budget. Closing stdin waits this long for answers.
+ */
+export function longestCallMs(config: Config): number {
+  const rounds = Math.ceil(TOOL_QUEUE_LIMIT / TOOL_WORKER_POOL_SIZE) + 1;
+  return rounds * config.toolTimeoutMs + 1000;
+}
+
 /** A configured server, ready to attach to a transport. */
 export interface DevServer {
   readonly config: Config;
@@ -43,6 +55,7 @@ export function sandboxSettings(config: Config): SandboxSettings {
     cursorKey: crypto.getRandomValues(new Uint8Array(32)),
     timeoutMs: config.toolTimeoutMs,
     poolSize: TOOL_WORKER_POOL_SIZE,
+    queueLimit: TOOL_QUEUE_LIMIT,
   };
 }
 

@@ -7,7 +7,7 @@
  */
 
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
-import { createDevServer } from "../app.ts";
+import { createDevServer, longestCallMs } from "../app.ts";
 import type { Config } from "../config/load.ts";
 import { log } from "../log.ts";
 import { dropMainThreadPermissions, reportPermissions } from "../sandbox/permissions.ts";
@@ -29,7 +29,7 @@ export async function runServe(config: Config, _args: ParsedArgs): Promise<numbe
   const closed = Promise.withResolvers<void>();
   const transport = new LineTransport(Deno.stdin.readable, Deno.stdout.writable, {
     maxLineBytes: config.maxLineBytes,
-    drainMs: config.toolTimeoutMs + 1000,
+    drainMs: longestCallMs(config),
   });
   const handle = serveStdio(server.factory, {
     legacy: config.legacyClients,

@@ -21,6 +21,8 @@ export interface SandboxSettings {
   readonly timeoutMs: number;
   /** How many tool workers may run at once. */
   readonly poolSize: number;
+  /** How many calls may wait for a worker; one more is refused `busy` at once. */
+  readonly queueLimit: number;
 }
 
 /** Main → supervisor: set up (once). */

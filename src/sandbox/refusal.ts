@@ -22,6 +22,7 @@ export const REFUSAL_CODES = [
   "binary_file",
   "unreadable",
   "timed_out",
+  "busy",
   "internal_error",
 ] as const;
 
@@ -48,6 +49,7 @@ export const DEFAULT_REMEDIES: Readonly<Record<RefusalCode, string>> = {
   unreadable: "The operating system refused to read this path; check its permissions.",
   timed_out:
     "The call ran past its time budget and was stopped; narrow the request or raise MCP_SANDBOX__TOOL_TIMEOUT_MS.",
+  busy: "Too many calls are waiting for a tool worker; retry once earlier calls have answered.",
   internal_error: "The server hit an unexpected error; retry, and report it if it persists.",
 };
 

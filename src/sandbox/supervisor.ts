@@ -89,7 +89,11 @@ function replace(slot: Slot): void {
   slots.splice(slots.indexOf(slot), 1);
 }
 
-function answer(id: number, error: "timed_out" | "internal_error", message: string): void {
+function answer(
+  id: number,
+  error: "timed_out" | "internal_error" | "busy",
+  message: string,
+): void {
   const result: RawToolResult = {
     kind: "refused",
     error,
@@ -129,6 +133,14 @@ self.onmessage = (event: MessageEvent<InitMessage | JobMessage>) => {
     settings = message.settings;
     workerUrl = message.toolWorkerUrl;
     refill(); // start and warm the whole pool now, so no call pays for start-up
+    return;
+  }
+  if (queue.length >= settings!.queueLimit) {
+    answer(
+      message.id,
+      "busy",
+      `${settings!.queueLimit} calls are already waiting for a tool worker.`,
+    );
     return;
   }
   queue.push(message);

@@ -18,11 +18,15 @@ const BUDGET_MS = 300;
 async function startHangSandbox(
   ws: TempWorkspace,
   poolSize: number,
+  queueLimit?: number,
 ): Promise<Sandbox & Disposable> {
   const settings = sandboxSettings(
     configFor(ws.root, { MCP_SANDBOX__TOOL_TIMEOUT_MS: String(BUDGET_MS) }),
   );
-  const sandbox = startSandbox({ ...settings, poolSize }, { toolWorkerUrl: HANG_WORKER });
+  const sandbox = startSandbox(
+    { ...settings, poolSize, queueLimit: queueLimit ?? settings.queueLimit },
+    { toolWorkerUrl: HANG_WORKER },
+  );
   await within(sandbox.ready, HANG_DEADLINE_MS, "the pool warming up");
   return Object.assign(sandbox, { [Symbol.dispose]: () => sandbox.close() });
 }
@@ -137,4 +141,21 @@ Deno.test("attack: a tool worker with an unhandled promise rejection is answered
   );
   await replacedWorkersReach(sandbox, 1);
   await whoami(sandbox);
+});
+
+Deno.test("attack: a flood beyond the queue limit is refused busy at once instead of piling up", async () => {
+  await using ws = await makeWorkspace();
+  using sandbox = await startHangSandbox(ws, 1, 2);
+  // One call runs (and hangs), two wait; the fourth finds the queue full.
+  const flood = [0, 1, 2].map(() => sandbox.run("hang", {}));
+  const started = performance.now();
+  const refused = await within(sandbox.run("hang", {}), HANG_DEADLINE_MS, "the fourth call");
+  assert.ok(
+    performance.now() - started < BUDGET_MS,
+    "busy must be answered before any budget runs out",
+  );
+  assertRefusedWith(refused, "busy", ws);
+  const results = await within(Promise.all(flood), HANG_DEADLINE_MS * 2, "the flood");
+  for (const result of results) assertRefusedWith(result, "timed_out", ws);
+  assert.match(await whoami(sandbox), /.+/);
 });

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { SETTINGS } from "../../src/config/schema.ts";
+import { DEFAULT_REMEDIES, REFUSAL_CODES } from "../../src/sandbox/refusal.ts";
 
 const readRepoFile = (path: string) => Deno.readTextFile(new URL(`../../${path}`, import.meta.url));
 const MCP_NAME = /\bMCP_[A-Z][A-Z0-9_]*[A-Z0-9]\b/g;
@@ -56,5 +57,14 @@ Deno.test("docs: neither file names an MCP_ variable the catalogue lacks", async
     const text = (await readRepoFile(path)).replace(/unknown setting MCP_\w+ \(did you mean/g, "");
     const unknown = [...new Set(text.match(MCP_NAME) ?? [])].filter((name) => !KNOWN.has(name));
     assert.deepEqual(unknown, [], `${path} names unknown settings`);
+  }
+});
+
+Deno.test("docs: tools.md documents every refusal code with its remedy", async () => {
+  const markdown = await readRepoFile("docs/tools.md");
+  for (const code of REFUSAL_CODES) {
+    const row = markdown.split("\n").find((line) => line.startsWith(`| \`${code}\``));
+    assert.ok(row, `docs/tools.md has no row for refusal code ${code}`);
+    assert.ok(row.includes(DEFAULT_REMEDIES[code]), `docs/tools.md gives ${code} its remedy`);
   }
 });

@@ -30,8 +30,11 @@ export function longestCallMs(config: Config): number {
 
 /** A configured server, ready to attach to a transport. */
 export interface DevServer {
+  /** The configuration it was built from. */
   readonly config: Config;
+  /** The permission-scoped workers that run the tools. */
   readonly sandbox: Sandbox;
+  /** Calls tools by name (the `tools/call` path, also used by `devserver call`). */
   readonly dispatcher: ToolDispatcher;
   /** The SDK factory for `serveStdio` / `createMcpHandler`. */
   readonly factory: McpServerFactory;

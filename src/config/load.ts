@@ -13,6 +13,7 @@ import { nearestName } from "./suggest.ts";
 
 /** A start-up configuration problem, phrased for the person who set it. */
 export class ConfigError extends Error {
+  /** Always `"ConfigError"`. */
   override name = "ConfigError";
 }
 

@@ -21,6 +21,7 @@ export interface SettingSpec {
   readonly env: string;
   /** The key in {@linkcode Config}. */
   readonly key: keyof ConfigValues;
+  /** How the text is parsed and bounded. */
   readonly kind: SettingKind;
   /** The default as it would be written in the environment ("" for "unset"). */
   readonly defaultText: string;

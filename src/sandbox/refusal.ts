@@ -55,9 +55,13 @@ export const DEFAULT_REMEDIES: Readonly<Record<RefusalCode, string>> = {
 
 /** A tool's refusal, thrown inside a handler and turned into an `isError` result. */
 export class ToolRefusal extends Error {
+  /** Always `"ToolRefusal"`. */
   override name = "ToolRefusal";
+  /** The stable code clients branch on. */
   readonly code: RefusalCode;
+  /** What the caller can do about it. */
   readonly remedy: string;
+  /** A refusal with `code`, a message that names no resolved path, and a remedy (default per code). */
   constructor(code: RefusalCode, message: string, remedy: string = DEFAULT_REMEDIES[code]) {
     super(message);
     this.code = code;

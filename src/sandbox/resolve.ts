@@ -23,6 +23,7 @@ export interface ContainmentPolicy {
   readonly configuredRoot: string;
   /** The folder name messages use for the workspace. */
   readonly workspaceName: string;
+  /** Names never served. */
   readonly denylist: Denylist;
   /** Whether a symlink as the final component is followed (to an inside target only). */
   readonly followSymlinks: boolean;

@@ -12,20 +12,27 @@ import type { RefusalCode } from "../sandbox/refusal.ts";
 
 /** Limits a tool enforces, fixed at start from configuration. */
 export interface ToolLimits {
+  /** Largest file `read_file` reads (`MCP_SANDBOX__MAX_FILE_BYTES`). */
   readonly maxFileBytes: number;
+  /** Most lines one `read_file` returns (`MCP_SANDBOX__MAX_LINES`). */
   readonly maxLines: number;
+  /** Entries per `list_directory` page (`MCP_SANDBOX__LIST_PAGE_SIZE`). */
   readonly listPageSize: number;
 }
 
 /** What a handler receives besides its arguments. Everything it may touch is here. */
 export interface ToolContext {
+  /** The contained workspace: the only way a tool touches the filesystem. */
   readonly workspace: Workspace;
+  /** Limits fixed at start. */
   readonly limits: ToolLimits;
+  /** Signs and verifies pagination cursors. */
   readonly cursors: CursorCodec;
 }
 
 /** A piece of a result's text: trusted (ours) or untrusted (from files or git). */
 export interface TextPart {
+  /** The text itself. */
   readonly text: string;
   /** Untrusted parts are fenced, scored and redacted by the result pipeline. */
   readonly untrusted: boolean;
@@ -52,8 +59,11 @@ export type RawToolResult =
 
 /** One tool: its published description and schemas, and its handler. */
 export interface ToolDefinition {
+  /** The name clients call it by. */
   readonly name: string;
+  /** A short human title. */
   readonly title: string;
+  /** What it does, for the model. */
   readonly description: string;
   /** Strict input schema (unknown keys rejected, strings bounded). */
   readonly input: z.ZodType;

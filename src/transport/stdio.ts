@@ -57,6 +57,7 @@ export class LineTransport implements Transport {
   readonly #pending = new Set<string | number>();
   #drained?: () => void;
 
+  /** A transport reading lines from `input` and writing lines to `output`. */
   constructor(
     input: ReadableStream<Uint8Array>,
     output: WritableStream<Uint8Array>,

@@ -24,3 +24,14 @@ Deno.test("version: the modern revision comes first, then only older ones", () =
     assert.ok(v < MODERN_PROTOCOL_VERSION, v);
   }
 });
+
+Deno.test("version: the pinned Deno (deno.json engines) is the one running and the one .ci/run installs", async () => {
+  const denoJson = JSON.parse(
+    await Deno.readTextFile(new URL("../../deno.json", import.meta.url)),
+  );
+  const pinned: string = denoJson.engines?.deno;
+  assert.match(pinned, /^\d+\.\d+\.\d+$/);
+  assert.equal(Deno.version.deno, pinned, "run the tests with the pinned Deno");
+  const ciRun = await Deno.readTextFile(new URL("../../.ci/run", import.meta.url));
+  assert.match(ciRun, new RegExp(`DENO_VERSION="${pinned.replaceAll(".", "\\.")}"`));
+});

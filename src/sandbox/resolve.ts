@@ -3,7 +3,10 @@
  * a filesystem path. Every component is resolved on the real filesystem
  * (symlinks included, `..` taken physically), and the result must be the
  * workspace root or lie under it by path components. Nothing else in the
- * program turns a string into a path.
+ * program turns a string into a path. The result is then looked up once more
+ * from the root and every directory on it recorded, for the check after the
+ * open or read that no folder on the path was swapped during the call
+ * (`Workspace` in `workspace.ts`).
  *
  * @module
  */
@@ -39,6 +42,23 @@ export interface ResolvedPath {
   readonly info: Deno.FileInfo;
   /** True when the final component given was a symlink that was followed. */
   readonly viaSymlink: boolean;
+  /**
+   * Every directory from the root down to the parent of `absolute`, each
+   * `lstat`ed before the entry in it was looked up: what a check after the
+   * open or read compares against, to notice a directory on the path
+   * swapped during the call (see {@linkcode pin}).
+   */
+  readonly ancestors: readonly Ancestor[];
+  /** `Date.now()` just before the first of those `lstat`s. */
+  readonly pinnedAt: number;
+}
+
+/** A directory on the way to a resolved path, as resolution saw it. */
+export interface Ancestor {
+  /** The directory's real absolute path. */
+  readonly path: string;
+  readonly dev: number;
+  readonly ino: number | null;
 }
 
 /** Whether `candidate` is `root` or lies under it, compared by whole path components. */
@@ -140,8 +160,47 @@ export function resolveInWorkspace(policy: ContainmentPolicy, userPath: string):
   if (policy.denylist.deniesPath(relative)) {
     throw refuse("denied_path", `That path is on the denylist of the ${ws}.`);
   }
-  const info = current === policy.root ? Deno.lstatSync(current) : lstatOrRefuse(current, ws);
-  return { absolute: current, relative, info, viaSymlink };
+  const pinnedAt = Date.now();
+  const { info, ancestors } = pin(policy.root, current, ws);
+  return { absolute: current, relative, info, viaSymlink, ancestors, pinnedAt };
+}
+
+/**
+ * Looks the resolved path up once more from the root, a component at a
+ * time, recording each directory before the entry in it is looked up. The
+ * walk above is not atomic: a directory it examined may since have been
+ * swapped for a link, and every later `lstat` follows whatever the path holds
+ * at that moment. Here each directory must still be one (a link now is a
+ * change), and what is recorded lets the caller check, after its open or
+ * read, that the path still runs through the same directories.
+ */
+function pin(
+  root: string,
+  absolute: string,
+  ws: string,
+): { info: Deno.FileInfo; ancestors: Ancestor[] } {
+  const ancestors: Ancestor[] = [];
+  let path = root;
+  if (absolute !== root) {
+    for (const component of relativePath(root, absolute).split(sep)) {
+      const dir = lstatOrRefuse(path, ws);
+      if (!dir.isDirectory) throw changedDuringCall(ws);
+      ancestors.push({ path, dev: dir.dev, ino: dir.ino });
+      path = path === sep ? sep + component : path + sep + component;
+    }
+  }
+  const info = lstatOrRefuse(path, ws);
+  if (info.isSymlink) throw changedDuringCall(ws);
+  return { info, ancestors };
+}
+
+/** The refusal for a path found changed during a call: a folder or file on it was swapped. */
+export function changedDuringCall(ws: string): ToolRefusal {
+  return new ToolRefusal(
+    "unreadable",
+    `The path changed while it was being read in the ${ws}.`,
+    "Something replaced the file or a folder on its path during the call; retry it.",
+  );
 }
 
 function lstatOrRefuse(path: string, ws: string): Deno.FileInfo {

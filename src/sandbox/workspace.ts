@@ -4,12 +4,20 @@
  * files are opened non-blocking and without following a final symlink, the
  * handle is checked to be a regular file and the very file resolution
  * examined (so nothing swapped in between is read), and sizes are capped
- * before and while reading.
+ * before and while reading. After a file is read or a directory listed, the
+ * path is confirmed to still run through the directories resolution examined
+ * (so nothing reached through a folder swapped during the call is returned).
  *
  * @module
  */
 
-import { type ContainmentPolicy, isWithin, refusalFor, resolveInWorkspace } from "./resolve.ts";
+import {
+  changedDuringCall,
+  type ContainmentPolicy,
+  isWithin,
+  refusalFor,
+  resolveInWorkspace,
+} from "./resolve.ts";
 import type { ResolvedPath } from "./resolve.ts";
 import { ToolRefusal } from "./refusal.ts";
 import { constants as fsConstants } from "node:fs";
@@ -58,6 +66,23 @@ const NEVER_WALKED = new Set(["node_modules"]);
  */
 const OPEN_FLAGS = fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0) |
   (fsConstants.O_NOFOLLOW ?? 0);
+
+/**
+ * How many randomly chosen probes confirm a path when a directory on it
+ * changed lately (see `Workspace.#confirm`). A swap survives each with a
+ * probability of about one half at most, so 32 leave it about 2^-32 per call.
+ */
+const SWAP_PROBES = 32;
+
+/**
+ * A directory on the path counts as quiet when the second of its last status
+ * change (`ctime`, which nobody can set back) ended at least this long before
+ * resolution began: then no entry in it was added, removed or renamed during
+ * the call. The margin covers file times lagging the clock by a timer tick
+ * and small clock adjustments; it assumes file times come from this machine's
+ * clock (a network filesystem's server clock far behind ours would break it).
+ */
+const QUIET_MS = 1_000;
 
 /** The contained workspace: resolve, read and list, nothing else. */
 export class Workspace {
@@ -132,6 +157,9 @@ export class Workspace {
         if (total > maxBytes) throw this.#tooLarge(maxBytes);
         chunks.push(buffer.slice(0, n));
       }
+      // The handle is the file resolution examined, but resolution may have
+      // examined it through a directory swapped for a link during the walk.
+      this.#confirm(target, () => this.#sameAs(target.absolute, info));
       const bytes = concat(chunks, total);
       if (bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0)) {
         throw new ToolRefusal(
@@ -153,11 +181,11 @@ export class Workspace {
     const entries: DirectoryEntry[] = [];
     let deniedCount = 0;
     let hiddenCount = 0;
-    let seen = 0;
+    const names: string[] = [];
     try {
       for await (const dirEntry of Deno.readDir(target.absolute)) {
-        seen++;
         const name = dirEntry.name;
+        names.push(name);
         if (this.policy.denylist.deniesName(name)) {
           deniedCount++;
           continue;
@@ -171,17 +199,18 @@ export class Workspace {
     } catch (error) {
       throw refusalFor(error, this.#ws);
     }
-    // Deno.readDir takes a path, not a handle: check afterwards that the path
-    // still leads to the directory resolution examined (a folder on it swapped
-    // for a link would otherwise list another directory's names).
-    await this.#assertUnchanged(target);
+    // Deno.readDir takes a path, not a handle: a folder on the path swapped for
+    // a link around it would list another directory's names. What was read can
+    // only be told apart by reading it again.
+    names.sort();
+    this.#confirm(target, () => sameNames(target.absolute, names));
     entries.sort((a, b) => {
       const ad = a.type === "directory" ? 0 : 1;
       const bd = b.type === "directory" ? 0 : 1;
       return ad - bd || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
     });
     const mtime = target.info.mtime?.getTime() ?? 0;
-    return { entries, deniedCount, hiddenCount, fingerprint: `${mtime}:${seen}` };
+    return { entries, deniedCount, hiddenCount, fingerprint: `${mtime}:${names.length}` };
   }
 
   async #describe(dir: string, name: string): Promise<DirectoryEntry> {
@@ -207,28 +236,73 @@ export class Workspace {
   }
 
   #changedDuringCall(): ToolRefusal {
-    return new ToolRefusal(
-      "unreadable",
-      `The path changed while it was being read in the ${this.#ws}.`,
-      "Something replaced the file or a folder on its path during the call; retry it.",
-    );
+    return changedDuringCall(this.#ws);
   }
 
-  /** Refuses if the directory at `target` is no longer the one resolution examined. */
-  async #assertUnchanged(target: ResolvedPath): Promise<void> {
-    let info: Deno.FileInfo;
-    let real: string;
+  /**
+   * Refuses unless the path still runs through the directories resolution
+   * examined (`ResolvedPath.ancestors`) and still leads to what was read,
+   * which `content` checks (a file's identity; a listing's names).
+   *
+   * Deno has no handle-relative calls (`openat`), so no check by path is
+   * atomic with the open or the read: a directory swapped for a link to
+   * outside just before it and back just after passes any one check. Two
+   * things still hold. If no directory on the way had an entry changed since
+   * the call began (`ctime`, see {@linkcode QUIET_MS}), nothing on the path
+   * was swapped, and one pass is proof: the usual case, a few `lstat`s.
+   * Otherwise {@linkcode SWAP_PROBES} probes follow, each chosen at random:
+   * either `content` (passes only while a swapped path is in its swapped
+   * state, since that is what was read) or the directory chain (passes only
+   * while it is in its original state). The swapper cannot see which comes
+   * next, so whatever its timing each probe stops a swap with probability
+   * about one half. A genuine call under such a swap is refused too: retry.
+   */
+  #confirm(target: ResolvedPath, content: () => boolean): void {
     try {
-      [info, real] = await Promise.all([
-        Deno.lstat(target.absolute),
-        Deno.realPath(target.absolute),
-      ]);
-    } catch {
+      const chain = this.#chain(target);
+      if (chain === "quiet") return;
+      if (chain === "changed") throw this.#changedDuringCall();
+      const bits = crypto.getRandomValues(new Uint8Array(SWAP_PROBES / 8));
+      for (let i = 0; i < SWAP_PROBES; i++) {
+        const probeContent = ((bits[i >> 3] >> (i & 7)) & 1) === 1;
+        if (probeContent ? !content() : this.#chain(target) === "changed") {
+          throw this.#changedDuringCall();
+        }
+      }
+    } catch (error) {
+      if (error instanceof ToolRefusal) throw error;
       throw this.#changedDuringCall();
     }
-    if (real !== target.absolute || info.dev !== target.info.dev || info.ino !== target.info.ino) {
-      throw this.#changedDuringCall();
+  }
+
+  /**
+   * Checks by `lstat`, the target first and then each directory deepest
+   * first, that the path still holds what resolution examined; "quiet" when
+   * in addition no directory on the way had an entry changed since the call
+   * began. Deepest first: a directory is judged quiet only after everything
+   * below it was checked, so a swap in it before then would show in its
+   * `ctime`.
+   */
+  #chain(target: ResolvedPath): "changed" | "recent" | "quiet" {
+    if (!this.#sameAs(target.absolute, target.info)) return "changed";
+    let quiet = true;
+    const since = target.pinnedAt - QUIET_MS;
+    for (let i = target.ancestors.length - 1; i >= 0; i--) {
+      const ancestor = target.ancestors[i];
+      const dir = Deno.lstatSync(ancestor.path);
+      if (!dir.isDirectory || dir.dev !== ancestor.dev || dir.ino !== ancestor.ino) {
+        return "changed";
+      }
+      // Deno reports ctime in whole seconds: the change may be up to one later.
+      if (dir.ctime === null || dir.ctime.getTime() + 1000 > since) quiet = false;
     }
+    return quiet ? "quiet" : "recent";
+  }
+
+  /** Whether `path` (not followed) is the file `info` describes. */
+  #sameAs(path: string, info: { dev: number; ino: number | null }): boolean {
+    const now = Deno.lstatSync(path);
+    return now.dev === info.dev && now.ino === info.ino;
   }
 
   #tooLarge(maxBytes: number): ToolRefusal {
@@ -237,6 +311,15 @@ export class Workspace {
       `That file is larger than the ${maxBytes}-byte limit of the ${this.#ws}.`,
     );
   }
+}
+
+/** Whether the directory at `path` holds exactly `sorted` (the names, sorted). */
+function sameNames(path: string, sorted: readonly string[]): boolean {
+  const now: string[] = [];
+  for (const entry of Deno.readDirSync(path)) now.push(entry.name);
+  if (now.length !== sorted.length) return false;
+  now.sort();
+  return now.every((name, i) => name === sorted[i]);
 }
 
 function concat(chunks: Uint8Array[], total: number): Uint8Array {

@@ -13,8 +13,15 @@ import { sandboxSettings } from "../../src/app.ts";
 import { type Sandbox, startSandbox } from "../../src/sandbox/sandbox.ts";
 import type { RefusalCode } from "../../src/sandbox/refusal.ts";
 import type { RawToolResult } from "../../src/tools/types.ts";
-import { configFor, makeWorkspace, type TempWorkspace } from "../helpers/fixtures.ts";
-import { FAST_DEADLINE_MS, HANG_DEADLINE_MS, OUTSIDE_SECRET, within } from "./helpers.ts";
+import { configFor, makeWorkspace, startServer, type TempWorkspace } from "../helpers/fixtures.ts";
+import {
+  call,
+  FAST_DEADLINE_MS,
+  HANG_DEADLINE_MS,
+  okStructured,
+  OUTSIDE_SECRET,
+  within,
+} from "./helpers.ts";
 
 const RACE_WORKER = new URL("./fixtures/race_worker.ts", import.meta.url);
 
@@ -107,4 +114,16 @@ Deno.test("control: with no swap the race worker reads the checked file", async 
   const result = await resolveThenRead(sandbox, "a.txt", () => Promise.resolve());
   assert.equal(result.kind, "ok", JSON.stringify(result));
   assert.equal(result.kind === "ok" && result.structured.content, "INSIDE\n");
+});
+
+Deno.test("control: once no folder on the path has changed for two seconds, a file is read and a directory listed in one pass", async () => {
+  // The usual case, where the check after the read is a single pass (no random
+  // probes): no folder on the path changed during the call or shortly before.
+  await using ws = await makeWorkspace({ "sub/deeper/a.txt": "QUIET\n" });
+  await new Promise((resolve) => setTimeout(resolve, 2_100));
+  using server = startServer(ws.root);
+  const read = okStructured(await call(server, "read_file", { path: "sub/deeper/a.txt" }));
+  assert.equal(read.content, "QUIET\n");
+  const listed = okStructured(await call(server, "list_directory", { path: "sub/deeper" }));
+  assert.deepEqual((listed.entries as { name: string }[]).map((e) => e.name), ["a.txt"]);
 });

@@ -1,0 +1,151 @@
+/**
+ * The swap race under load, as an attacker would run it: a separate process
+ * exchanges a directory on the path (`sub`) and a symlink to outside,
+ * atomically and in a tight loop, while the real tools run in a loop under
+ * the real tool-worker permissions (substitute worker
+ * `fixtures/stress_worker.ts`, which calls the real tool handlers). Every
+ * moment of the call is raced: during the resolution walk, between
+ * resolution and open, and around a directory read. Outside content or
+ * outside names must never come back.
+ *
+ * Before the path was confirmed after the read (THREAT-MODEL.md, row 3),
+ * about a quarter of `read_file` calls here returned the outside file and
+ * one `list_directory` in twenty listed the outside directory. Now each
+ * swapped call survives the random probes with probability about 2^-32, so
+ * a run of some 10^5 swapped calls asserts none.
+ *
+ * Linux only (`renameat2`). `RACE_STRESS_MS` sets how long each tool is
+ * raced (default 3000); `RACE_STRESS_PAUSE_US` how long the swapper may hold
+ * each state (default 20 µs, 0 for a bare loop). The rates are printed.
+ */
+
+import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+import { sandboxSettings } from "../../src/app.ts";
+import { type Sandbox, startSandbox } from "../../src/sandbox/sandbox.ts";
+import { configFor, makeWorkspace, type TempWorkspace } from "../helpers/fixtures.ts";
+import type { StressArgs, StressReport } from "./fixtures/stress_worker.ts";
+import { HANG_DEADLINE_MS, OUTSIDE_SECRET, within } from "./helpers.ts";
+
+const STRESS_WORKER = new URL("./fixtures/stress_worker.ts", import.meta.url);
+const SWAPPER = new URL("./fixtures/swapper.ts", import.meta.url);
+const STRESS_MS = Number(Deno.env.get("RACE_STRESS_MS") ?? "3000");
+const PAUSE_US = Deno.env.get("RACE_STRESS_PAUSE_US") ?? "20";
+/** A name that exists only in the outside directory. */
+const OUTSIDE_NAME = "outside-only-name.txt";
+
+async function stressUnderSwap(
+  tool: StressArgs["tool"],
+  args: Record<string, unknown>,
+  needle: string,
+): Promise<StressReport> {
+  await using ws = await makeWorkspace({
+    "sub/secret.txt": "INSIDE\n",
+    "sub/inside.txt": "INSIDE\n",
+    "swap": { symlink: "../outside" },
+  });
+  await Deno.writeTextFile(`${ws.outside}/${OUTSIDE_NAME}`, "x\n");
+  const settings = sandboxSettings(
+    configFor(ws.root, { MCP_SANDBOX__TOOL_TIMEOUT_MS: String(STRESS_MS + 20_000) }),
+  );
+  const sandbox = startSandbox({ ...settings, poolSize: 1 }, { toolWorkerUrl: STRESS_WORKER });
+  try {
+    // Warm up (loads the worker), and a control: without the swapper nothing leaks.
+    const control = await runStress(sandbox, { tool, args, ms: 50, needle });
+    assert.equal(control.leaks, 0, JSON.stringify(control));
+    assert.equal(control.outcomes.ok, control.attempts, JSON.stringify(control));
+    await using swapper = await startSwapper(ws, STRESS_MS + 10_000);
+    const report = await runStress(sandbox, { tool, args, ms: STRESS_MS, needle });
+    swapper.stop();
+    console.log(`${tool} under a swap loop: ${JSON.stringify(report)}`);
+    return report;
+  } finally {
+    sandbox.close();
+  }
+}
+
+async function runStress(sandbox: Sandbox, job: StressArgs): Promise<StressReport> {
+  const result = await within(sandbox.run("stress", job), job.ms + HANG_DEADLINE_MS, "stress");
+  assert.equal(result.kind, "ok", JSON.stringify(result));
+  return (result as { structured: unknown }).structured as StressReport;
+}
+
+/** Starts exchanging `sub` and `swap` in another process; resolves once it is running. */
+async function startSwapper(
+  ws: TempWorkspace,
+  ms: number,
+): Promise<{ stop(): void } & AsyncDisposable> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-q",
+      "--no-prompt",
+      "--allow-ffi",
+      fileURLToPath(SWAPPER),
+      ws.path("sub"),
+      ws.path("swap"),
+      String(ms),
+      PAUSE_US,
+    ],
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  const first = await within(reader.read(), HANG_DEADLINE_MS, "the swapper to start");
+  assert.equal(first.value?.trim(), "ready");
+  let stopped = false;
+  const stop = () => {
+    if (stopped) return;
+    stopped = true;
+    try {
+      child.kill("SIGKILL");
+    } catch { /* already exited */ }
+  };
+  return {
+    stop,
+    async [Symbol.asyncDispose]() {
+      stop();
+      await reader.cancel().catch(() => {});
+      await child.status;
+    },
+  };
+}
+
+/** The swap must really have raced the calls: some of them saw it and were refused. */
+function assertRaced(report: StressReport): void {
+  const refused = report.attempts - (report.outcomes.ok ?? 0);
+  assert.ok(report.attempts >= 1000, `too few attempts to mean anything: ${report.attempts}`);
+  assert.ok(refused >= report.attempts / 20, `the swap barely raced: ${JSON.stringify(report)}`);
+}
+
+const linux = Deno.build.os === "linux";
+
+Deno.test({
+  name:
+    "attack: read_file while a directory on the path is exchanged with a link to outside in a loop never returns outside content",
+  ignore: !linux,
+  async fn() {
+    const report = await stressUnderSwap(
+      "read_file",
+      { path: "sub/secret.txt" },
+      OUTSIDE_SECRET,
+    );
+    assertRaced(report);
+    assert.equal(report.leaks, 0, `outside content was returned: ${JSON.stringify(report)}`);
+  },
+});
+
+Deno.test({
+  name:
+    "attack: list_directory while the directory is exchanged with a link to outside in a loop never lists outside names",
+  ignore: !linux,
+  async fn() {
+    const report = await stressUnderSwap(
+      "list_directory",
+      { path: "sub" },
+      OUTSIDE_NAME,
+    );
+    assertRaced(report);
+    assert.equal(report.leaks, 0, `outside names were listed: ${JSON.stringify(report)}`);
+  },
+});

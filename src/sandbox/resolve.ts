@@ -16,7 +16,7 @@ import type { Denylist } from "./denylist.ts";
 import { ToolRefusal } from "./refusal.ts";
 
 /** How far a path may go before it is refused as malformed. */
-export const PATH_LIMITS = { maxLength: 4096, maxComponentBytes: 255, maxSymlinkHops: 40 };
+export const PATH_LIMITS = { maxLength: 4096, maxComponentBytes: 255 };
 
 /** What containment knows about the workspace; fixed at start. */
 export interface ContainmentPolicy {
@@ -40,8 +40,6 @@ export interface ResolvedPath {
   readonly relative: string;
   /** `lstat` of the real path (never a symlink). */
   readonly info: Deno.FileInfo;
-  /** True when the final component given was a symlink that was followed. */
-  readonly viaSymlink: boolean;
   /**
    * Every directory from the root down to the parent of `absolute`, each
    * `lstat`ed before the entry in it was looked up: what a check after the
@@ -111,7 +109,6 @@ export function resolveInWorkspace(policy: ContainmentPolicy, userPath: string):
   }
 
   let current = policy.root;
-  let viaSymlink = false;
   for (let i = 0; i < components.length; i++) {
     const component = components[i];
     const last = i === components.length - 1;
@@ -151,7 +148,6 @@ export function resolveInWorkspace(policy: ContainmentPolicy, userPath: string):
       throw refuse("denied_path", `That path is on the denylist of the ${ws}.`);
     }
     current = target;
-    viaSymlink = last;
   }
 
   const relative = current === policy.root
@@ -162,7 +158,7 @@ export function resolveInWorkspace(policy: ContainmentPolicy, userPath: string):
   }
   const pinnedAt = Date.now();
   const { info, ancestors } = pin(policy.root, current, ws);
-  return { absolute: current, relative, info, viaSymlink, ancestors, pinnedAt };
+  return { absolute: current, relative, info, ancestors, pinnedAt };
 }
 
 /**

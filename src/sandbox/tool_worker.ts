@@ -8,28 +8,13 @@
 
 /// <reference lib="deno.worker" />
 
-import type {
-  InitMessage,
-  JobMessage,
-  PingMessage,
-  PongMessage,
-  ResultMessage,
-} from "./messages.ts";
 import { createToolContext, runTool } from "./tool_runtime.ts";
+import { answerSupervisor } from "./worker_loop.ts";
 import type { ToolContext } from "../tools/types.ts";
 
 let context: ToolContext | undefined;
 
-self.onmessage = async (event: MessageEvent<InitMessage | PingMessage | JobMessage>) => {
-  const message = event.data;
-  if (message.type === "ping") {
-    self.postMessage({ type: "pong" } satisfies PongMessage);
-    return;
-  }
-  if (message.type === "init") {
-    context = createToolContext(message.settings);
-    return;
-  }
-  const result = await runTool(message.tool, message.args, context);
-  self.postMessage({ type: "result", id: message.id, result } satisfies ResultMessage);
-};
+answerSupervisor({
+  init: (settings) => context = createToolContext(settings),
+  job: (job) => runTool(job.tool, job.args, context),
+});

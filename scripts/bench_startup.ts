@@ -17,7 +17,7 @@
  */
 
 import { parseArgs } from "node:util";
-import { devserverRunFlags, MAIN_MODULE, REPO_ROOT } from "./lib/program.ts";
+import { REPO_ROOT, serveArgs } from "./lib/program.ts";
 
 const { values } = parseArgs({ args: Deno.args, options: { runs: { type: "string" } } });
 const RUNS = Number(values.runs ?? 10);
@@ -115,7 +115,7 @@ interface Sample {
 
 async function measure(kind: "devserver" | "baseline", baselineFile: string): Promise<Sample> {
   const args = kind === "devserver"
-    ? ["run", ...devserverRunFlags(), MAIN_MODULE, "--workspace", REPO_ROOT, "serve"]
+    ? serveArgs(REPO_ROOT)
     : ["run", "-q", "--no-prompt", `--allow-read=${REPO_ROOT}`, baselineFile];
   const t0 = performance.now();
   const proc = startProcess(args, REPO_ROOT);

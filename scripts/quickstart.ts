@@ -17,7 +17,7 @@
 
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { devserverRunFlags, MAIN_MODULE, REPO_ROOT } from "./lib/program.ts";
+import { childEnv, REPO_ROOT, serveArgs } from "./lib/program.ts";
 
 const PROTOCOL = "2026-07-28";
 const TIMEOUT_MS = 30_000;
@@ -65,16 +65,6 @@ function summary(samples: number[]): string {
   return `median ${ms(median)}, min ${ms(sorted[0])}, max ${
     ms(sorted.at(-1)!)
   } over ${sorted.length} calls`;
-}
-
-/** What the server needs from our environment: Deno's caches (and coverage, under the tests). */
-function serverEnv(): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const name of ["DENO_DIR", "XDG_CACHE_HOME", "DENO_COVERAGE_DIR"]) {
-    const value = Deno.env.get(name);
-    if (value !== undefined) env[name] = value;
-  }
-  return env;
 }
 
 async function run(client: Client, transport: QuickstartTransport): Promise<void> {
@@ -194,8 +184,8 @@ async function run(client: Client, transport: QuickstartTransport): Promise<void
 async function main(): Promise<number> {
   const transport = new QuickstartTransport({
     command: Deno.execPath(),
-    args: ["run", ...devserverRunFlags(), MAIN_MODULE, "serve", "--workspace", REPO_ROOT],
-    env: serverEnv(),
+    args: serveArgs(REPO_ROOT),
+    env: childEnv(),
     cwd: REPO_ROOT,
     stderr: "pipe",
   });

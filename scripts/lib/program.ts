@@ -25,3 +25,22 @@ export function devserverRunFlags(): string[] {
   }
   return [...tokens.slice(2, entry), "--config", `${REPO_ROOT}/deno.json`];
 }
+
+/**
+ * The environment a child program gets: what Deno needs to find its caches,
+ * and the coverage directory (so a covered test run covers the child too),
+ * plus `extra`. Nothing else of ours leaks in, `MCP_*` settings included.
+ */
+export function childEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of ["PATH", "HOME", "DENO_DIR", "XDG_CACHE_HOME", "DENO_COVERAGE_DIR"]) {
+    const value = Deno.env.get(name);
+    if (value !== undefined) env[name] = value;
+  }
+  return { ...env, ...extra };
+}
+
+/** `deno run` arguments that start `devserver serve` on `root`. */
+export function serveArgs(root: string): string[] {
+  return ["run", ...devserverRunFlags(), MAIN_MODULE, "serve", "--workspace", root];
+}

@@ -9,7 +9,9 @@
 
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { devserverRunFlags, MAIN_MODULE, REPO_ROOT } from "../../scripts/lib/program.ts";
+import { childEnv, REPO_ROOT, serveArgs } from "../../scripts/lib/program.ts";
+
+export { childEnv, serveArgs };
 
 /** The revision the server speaks natively. */
 export const MODERN = "2026-07-28";
@@ -22,24 +24,6 @@ export const META = {
 
 /** A fence opening, capturing its nonce. */
 export const FENCE_OPEN = /<untrusted-file-content id=([0-9a-f]{32})>/;
-
-/**
- * The environment a child gets: what Deno needs to find its caches and the
- * coverage directory (so a covered run covers the child too), plus `extra`.
- */
-export function childEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const name of ["PATH", "HOME", "DENO_DIR", "XDG_CACHE_HOME", "DENO_COVERAGE_DIR"]) {
-    const value = Deno.env.get(name);
-    if (value !== undefined) env[name] = value;
-  }
-  return { ...env, ...extra };
-}
-
-/** `deno run` arguments that start `devserver serve` on `root`. */
-export function serveArgs(root: string): string[] {
-  return ["run", ...devserverRunFlags(), MAIN_MODULE, "serve", "--workspace", root];
-}
 
 // ---------------------------------------------------------------------------
 // The SDK client over a real pipe

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { devserverRunFlags, MAIN_MODULE, REPO_ROOT } from "../../scripts/lib/program.ts";
+import { childEnv, devserverRunFlags, MAIN_MODULE, REPO_ROOT } from "../../scripts/lib/program.ts";
 
 export { devserverRunFlags, MAIN_MODULE, REPO_ROOT };
 
@@ -20,15 +20,10 @@ export interface ProgramOptions {
 
 /** A `Deno.Command` running `devserver <args>` exactly as the task does. */
 export function programCommand(args: string[], options: ProgramOptions = {}): Deno.Command {
-  const env: Record<string, string> = {};
-  for (const name of ["PATH", "HOME", "DENO_DIR", "XDG_CACHE_HOME", "DENO_COVERAGE_DIR"]) {
-    const value = Deno.env.get(name);
-    if (value !== undefined) env[name] = value;
-  }
   return new Deno.Command(Deno.execPath(), {
     args: ["run", ...devserverRunFlags(), MAIN_MODULE, ...args],
     cwd: options.cwd ?? REPO_ROOT,
-    env: { ...env, ...options.env },
+    env: childEnv(options.env),
     clearEnv: true,
     stdin: options.stdin ?? "null",
     stdout: "piped",

@@ -218,7 +218,9 @@ function realPathOrRefuse(path: string, ws: string): string {
 /** Maps a filesystem error to a refusal whose message names no path. */
 export function refusalFor(error: unknown, ws: string): ToolRefusal {
   if (error instanceof ToolRefusal) return error;
-  if (error instanceof Deno.errors.NotFound) {
+  // node:fs (used to open files) reports errno codes rather than Deno's error classes.
+  const code = (error as { code?: unknown } | null)?.code;
+  if (error instanceof Deno.errors.NotFound || code === "ENOENT") {
     return new ToolRefusal("not_found", `Nothing exists at that path in the ${ws}.`);
   }
   if (error instanceof Deno.errors.NotADirectory) {

@@ -125,9 +125,6 @@ export class Workspace {
         // Resolution ended on a real file; a link here means it was swapped since.
         throw this.#changedDuringCall();
       }
-      if ((error as { code?: unknown }).code === "ENOENT") {
-        throw refusalFor(new Deno.errors.NotFound(), this.#ws);
-      }
       throw refusalFor(error, this.#ws);
     }
     try {

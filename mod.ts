@@ -25,20 +25,16 @@ export { type Config, ConfigError, loadConfig, type LoadOptions } from "./src/co
 export { SETTINGS, type SettingSpec } from "./src/config/schema.ts";
 /** The tool registry: every tool, in publishing order, and how it is published. */
 export { findTool, publishedTools, publishTool, TOOLS } from "./src/tools/registry.ts";
-/** What a tool is and what it returns before the result pipeline shapes it. */
-export type {
-  RawToolResult,
-  TextPart,
-  ToolContext,
-  ToolDefinition,
-  ToolLimits,
-} from "./src/tools/types.ts";
+/** What a tool is, and what it returns before the result pipeline shapes it. */
+export type { ToolContext, ToolDefinition, ToolTable } from "./src/tools/types.ts";
+export type { RawToolResult, TextPart } from "./src/contract/result.ts";
+export type { ToolLimits, ToolSettings } from "./src/contract/settings.ts";
 /** The one path from a raw result to what the client sees. */
 export { shapeToolResult } from "./src/content/pipeline.ts";
 /** Refusals: stable codes with remedies. */
-export { REFUSAL_CODES, type RefusalCode, ToolRefusal } from "./src/sandbox/refusal.ts";
+export { refusal, REFUSAL_CODES, type RefusalCode, ToolRefusal } from "./src/contract/refusal.ts";
 /** Containment: resolve a user's path inside the workspace, or refuse. */
-export { type ContainmentPolicy, resolveInWorkspace } from "./src/sandbox/resolve.ts";
+export { type ContainmentPolicy, resolveInWorkspace } from "./src/access/resolve.ts";
 /** The stdio transport that closes the SDK's stdio gaps. */
 export { LineTransport, type LineTransportOptions } from "./src/transport/stdio.ts";
 /** The program's identity and protocol revisions. */

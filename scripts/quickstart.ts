@@ -145,18 +145,14 @@ async function run(client: Client, transport: QuickstartTransport): Promise<void
     { name: "read_file", arguments: { path: "../" } },
     options,
   );
-  const refusal = refused.structuredContent as {
-    error?: string;
-    message?: string;
-    remedy?: string;
-  };
+  // A refusal is what the model reads: the code and the remedy in the text (ADR-013).
+  const refusalText = (refused.content as { type: string; text?: string }[])
+    .map((b) => b.text ?? "").join("\n");
+  const refusal = refusalText.match(/^Refused \(([a-z_]+)\): ([^\n]*)\nRemedy: (.+)$/);
   check(refused.isError === true, "reading ../ was not refused");
-  check(refusal.error === "outside_workspace", `reading ../ was refused as ${refusal.error}`);
-  check(refusal.remedy, "the refusal carries no remedy");
-  console.log('\na refusal: read_file {"path":"../"}');
-  console.log(`  code     ${refusal.error}`);
-  console.log(`  message  ${refusal.message}`);
-  console.log(`  remedy   ${refusal.remedy}`);
+  check(refusal?.[1] === "outside_workspace", `reading ../ was refused as: ${refusalText}`);
+  console.log('\na refusal: read_file {"path":"../"}, as the model reads it');
+  console.log(indent(refusalText));
 
   const reads: number[] = [];
   const lists: number[] = [];

@@ -9,7 +9,7 @@
  * @module
  */
 
-import { fromFileUrl } from "../src/sandbox/paths.ts";
+import { fromFileUrl } from "../src/paths.ts";
 
 /** The minimum line coverage of `src/`, in percent. */
 export const COVERAGE_GATE = 85;

@@ -10,8 +10,11 @@ import type { McpServerFactory } from "@modelcontextprotocol/server";
 import type { Config } from "./config/load.ts";
 import { ToolDispatcher } from "./protocol/dispatch.ts";
 import { createServerFactory } from "./protocol/server.ts";
-import type { SandboxSettings } from "./sandbox/messages.ts";
-import { type Sandbox, type SandboxOptions, startSandbox } from "./sandbox/sandbox.ts";
+import type { SandboxSettings } from "./isolation/messages.ts";
+import { type Sandbox, type SandboxOptions, startSandbox } from "./isolation/sandbox.ts";
+
+/** The program's tool worker: the worker loop handed the tool table. */
+export const TOOL_WORKER_URL = new URL("./tool_worker.ts", import.meta.url);
 
 /** How many tool workers run calls at once. */
 export const TOOL_WORKER_POOL_SIZE = 2;
@@ -54,6 +57,7 @@ export function sandboxSettings(config: Config): SandboxSettings {
       maxFileBytes: config.maxFileBytes,
       maxLines: config.maxLines,
       listPageSize: config.listPageSize,
+      maxResultChars: config.maxResultChars,
     },
     cursorKey: crypto.getRandomValues(new Uint8Array(32)),
     timeoutMs: config.toolTimeoutMs,
@@ -63,8 +67,13 @@ export function sandboxSettings(config: Config): SandboxSettings {
 }
 
 /** Builds the server for `config`: starts the sandbox workers. */
-export function createDevServer(config: Config, options: SandboxOptions = {}): DevServer {
-  const sandbox = startSandbox(sandboxSettings(config), options);
+export function createDevServer(
+  config: Config,
+  options: Partial<SandboxOptions> = {},
+): DevServer {
+  const sandbox = startSandbox(sandboxSettings(config), {
+    toolWorkerUrl: options.toolWorkerUrl ?? TOOL_WORKER_URL,
+  });
   const dispatcher = new ToolDispatcher(sandbox, { redactSecrets: config.redactSecrets });
   return {
     config,

@@ -7,9 +7,9 @@
 
 import { ProtocolError } from "@modelcontextprotocol/server";
 import { createDevServer } from "../app.ts";
-import { escapeControlCharacters } from "../content/escape.ts";
+import { escapeControlCharacters } from "../contract/text.ts";
 import type { Config } from "../config/load.ts";
-import { dropMainThreadPermissions } from "../sandbox/permissions.ts";
+import { dropMainThreadPermissions } from "../isolation/permissions.ts";
 import { type ParsedArgs, UsageError } from "./args.ts";
 
 /** Runs the call and prints it; resolves with the exit code (1 when the tool refused). */

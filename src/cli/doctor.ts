@@ -10,12 +10,12 @@
 import { createDevServer } from "../app.ts";
 import { type Config, ConfigError } from "../config/load.ts";
 import { SETTINGS } from "../config/schema.ts";
-import { Denylist } from "../sandbox/denylist.ts";
-import { dropMainThreadPermissions, reportPermissions } from "../sandbox/permissions.ts";
+import { Denylist } from "../access/denylist.ts";
+import { dropMainThreadPermissions, reportPermissions } from "../isolation/permissions.ts";
 import { TOOLS } from "../tools/registry.ts";
 import { LEGACY_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSION, SERVER_VERSION } from "../version.ts";
 import type { ParsedArgs } from "./args.ts";
-import { configFor } from "./main.ts";
+import { configFor } from "./config.ts";
 
 /** Runs the checks, printing one line each; resolves with the exit code. */
 export async function runDoctor(args: ParsedArgs): Promise<number> {

@@ -1,74 +1,50 @@
 /**
- * The `devserver` program: parses the command line, loads configuration,
- * and runs one command. Usage and configuration errors print one line to
- * stderr and exit 2; stdout is reserved for results and the protocol.
+ * The `devserver` program: parses the command line against the command
+ * table, loads configuration when the command needs it, and runs the
+ * command. Usage and configuration errors print one line to stderr and exit
+ * 2; stdout is reserved for results and the protocol.
  *
  * @module
  */
 
-import { type Config, ConfigError, loadConfig } from "../config/load.ts";
+import { ConfigError } from "../config/load.ts";
 import { setLogLevel } from "../log.ts";
-import { dropMainThreadPermissions } from "../sandbox/permissions.ts";
-import { COMMAND_HELP, MAIN_HELP, parseCommandLine, type ParsedArgs, UsageError } from "./args.ts";
-import { runCall } from "./call.ts";
-import { runDoctor } from "./doctor.ts";
-import { runServe } from "./serve.ts";
-import { runTools } from "./tools.ts";
-import { versionText } from "./version.ts";
-
-/** Loads the configuration for a parsed command line. */
-export function configFor(args: ParsedArgs): Config {
-  return loadConfig(Deno.env.toObject(), {
-    workspaceFlag: args.workspace,
-    transportFlag: args.transport,
-    cwd: args.cwd ?? Deno.cwd(),
-    homeDir: Deno.env.get("HOME") ?? Deno.env.get("USERPROFILE"),
-  });
-}
+import { dropMainThreadPermissions } from "../isolation/permissions.ts";
+import { parseCommandLine, type ParsedArgs, UsageError } from "./args.ts";
+import { COMMAND_TABLE, findCommand, mainHelp } from "./commands.ts";
+import { configFor } from "./config.ts";
 
 /** Runs the program with `argv`; resolves with the exit code. */
 export async function main(argv: string[]): Promise<number> {
   let args: ParsedArgs;
   try {
-    args = parseCommandLine(argv);
+    args = parseCommandLine(argv, COMMAND_TABLE);
   } catch (error) {
     return fail(error);
   }
-  if (
-    args.command === "help" || args.help || args.command === "version" || args.command === "tools"
-  ) {
-    // These read nothing and start nothing: drop every grant before doing anything else.
+  const command = findCommand(args.command)!;
+  if (args.help || command.permissions === "none") {
+    // Help, and commands that read nothing and start nothing: drop every grant first.
     await dropMainThreadPermissions(false);
   }
   if (args.help) {
-    console.log(COMMAND_HELP[args.command]);
+    console.log(command.help);
     return 0;
   }
-  if (args.command === "help") {
+  if (command.name === "help") {
     const topic = args.rest[0];
-    if (topic && topic in COMMAND_HELP) {
-      console.log(COMMAND_HELP[topic as keyof typeof COMMAND_HELP]);
-    } else if (topic) {
+    const about = topic === undefined ? undefined : findCommand(topic);
+    if (topic !== undefined && !about) {
       return fail(new UsageError(`no help for "${topic}"; run devserver help`));
-    } else {
-      console.log(MAIN_HELP);
     }
+    console.log(about ? about.help : mainHelp());
     return 0;
   }
   try {
-    switch (args.command) {
-      case "version":
-        console.log(versionText());
-        return 0;
-      case "doctor":
-        return await runDoctor(args);
-      case "tools":
-        return runTools(args);
-    }
+    if (!command.needsConfig) return await command.run(args, undefined);
     const config = configFor(args);
     setLogLevel(config.logLevel);
-    if (args.command === "call") return await runCall(config, args);
-    return await runServe(config, args);
+    return await command.run(args, config);
   } catch (error) {
     return fail(error);
   }

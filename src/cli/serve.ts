@@ -10,7 +10,7 @@ import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { createDevServer, longestCallMs } from "../app.ts";
 import type { Config } from "../config/load.ts";
 import { log } from "../log.ts";
-import { dropMainThreadPermissions, reportPermissions } from "../sandbox/permissions.ts";
+import { dropMainThreadPermissions, reportPermissions } from "../isolation/permissions.ts";
 import { LineTransport } from "../transport/stdio.ts";
 import type { ParsedArgs } from "./args.ts";
 

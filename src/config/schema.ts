@@ -41,6 +41,7 @@ export interface ConfigValues {
   listPageSize: number;
   legacyClients: "serve" | "reject";
   maxLineBytes: number;
+  maxResultChars: number;
   transport: "stdio";
   redactSecrets: boolean;
   logLevel: "error" | "warn" | "info" | "debug";
@@ -126,6 +127,14 @@ export const SETTINGS: readonly SettingSpec[] = [
     defaultText: String(MIB),
     doc:
       "Longest JSON-RPC line accepted on stdio; a longer one is skipped without being buffered and answered -32700.",
+  },
+  {
+    env: "MCP_SERVER__MAX_RESULT_CHARS",
+    key: "maxResultChars",
+    kind: { type: "integer", min: 4_000, max: 1_000_000 },
+    defaultText: "50000",
+    doc:
+      "The response budget: the most characters one tool result holds, its text and structured halves together. A result that would be larger is cut, marked `truncated`, and says how to continue. The default keeps a result under Claude Code's 25,000-token cap with margin.",
   },
   {
     env: "MCP_SERVER__TRANSPORT",

@@ -14,9 +14,12 @@ import {
 } from "@modelcontextprotocol/server";
 import type { z } from "zod";
 import { shapeToolResult } from "../content/pipeline.ts";
-import type { Sandbox } from "../sandbox/sandbox.ts";
-import { DEFAULT_REMEDIES } from "../sandbox/refusal.ts";
+import { refusal } from "../contract/refusal.ts";
+import type { RawToolResult } from "../contract/result.ts";
+import { log } from "../log.ts";
+import type { Sandbox } from "../isolation/sandbox.ts";
 import { findTool } from "../tools/registry.ts";
+import type { ToolDefinition } from "../tools/types.ts";
 
 /** Options fixed at start. */
 export interface DispatchOptions {
@@ -41,18 +44,39 @@ export class ToolDispatcher {
     }
     const parsed = tool.input.safeParse(args ?? {});
     if (!parsed.success) {
-      return shapeToolResult({
-        kind: "refused",
-        error: "invalid_arguments",
-        message: describeIssues(parsed.error),
-        remedy: DEFAULT_REMEDIES.invalid_arguments,
-      }, this.#options);
+      return shapeToolResult(
+        refusal("invalid_arguments", describeIssues(parsed.error)),
+        this.#options,
+      );
     }
     const raw = await this.#sandbox.run(name, parsed.data);
     if (raw.kind === "invalid_params") {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, raw.message);
     }
-    return shapeToolResult(raw, this.#options);
+    return this.#conforming(tool, raw);
+  }
+
+  /**
+   * The shaped result, checked against the tool's output schema (the schema
+   * it publishes is generated from the same zod object). A result that does
+   * not conform is a bug of ours: the client gets `internal_error`, never a
+   * result its own validation would reject.
+   */
+  #conforming(tool: ToolDefinition, raw: Exclude<RawToolResult, { kind: "invalid_params" }>) {
+    const shaped = shapeToolResult(raw, this.#options);
+    if (shaped.isError) return shaped;
+    const check = tool.output.safeParse(shaped.structuredContent);
+    if (check.success) return shaped;
+    const issues = check.error.issues;
+    log(
+      "error",
+      `tool ${tool.name} produced a result outside its output schema: ` +
+        issues.slice(0, 3).map((i) => `${i.path.join(".")}: ${i.message}`).join("; "),
+    );
+    return shapeToolResult(
+      refusal("internal_error", "The tool produced a malformed result."),
+      this.#options,
+    );
   }
 }
 

@@ -1,24 +1,18 @@
 /**
- * The contract between a tool and the rest of the program: what a tool is
- * given, and the raw result it hands back for the result pipeline to shape.
+ * What a tool is: its published description and schemas, the refusals its
+ * handler can produce, and the handler, which is given a {@linkcode ToolContext}
+ * holding everything it may touch.
  *
  * @module
  */
 
 import type { z } from "zod";
-import type { Workspace } from "../sandbox/workspace.ts";
+import type { Workspace } from "../access/workspace.ts";
+import type { RefusalCode } from "../contract/refusal.ts";
+import type { RawToolResult } from "../contract/result.ts";
+import type { ToolLimits } from "../contract/settings.ts";
+import type { ProgressReporter, StopSignal } from "../contract/stop.ts";
 import type { CursorCodec } from "./cursor.ts";
-import type { RefusalCode } from "../sandbox/refusal.ts";
-
-/** Limits a tool enforces, fixed at start from configuration. */
-export interface ToolLimits {
-  /** Largest file `read_file` reads (`MCP_SANDBOX__MAX_FILE_BYTES`). */
-  readonly maxFileBytes: number;
-  /** Most lines one `read_file` returns (`MCP_SANDBOX__MAX_LINES`). */
-  readonly maxLines: number;
-  /** Entries per `list_directory` page (`MCP_SANDBOX__LIST_PAGE_SIZE`). */
-  readonly listPageSize: number;
-}
 
 /** What a handler receives besides its arguments. Everything it may touch is here. */
 export interface ToolContext {
@@ -28,34 +22,11 @@ export interface ToolContext {
   readonly limits: ToolLimits;
   /** Signs and verifies pagination cursors. */
   readonly cursors: CursorCodec;
+  /** Checked between units of work: a raised flag means return now with what you have. */
+  readonly stop: StopSignal;
+  /** Progress of a long call, forwarded to clients that asked for it. */
+  readonly progress: ProgressReporter;
 }
-
-/** A piece of a result's text: trusted (ours) or untrusted (from files or git). */
-export interface TextPart {
-  /** The text itself. */
-  readonly text: string;
-  /** Untrusted parts are fenced, scored and redacted by the result pipeline. */
-  readonly untrusted: boolean;
-}
-
-/** A tool's raw result, before redaction and fencing. Plain data: it crosses a worker boundary. */
-export type RawToolResult =
-  | {
-    readonly kind: "ok";
-    readonly parts: readonly TextPart[];
-    readonly structured: Record<string, unknown>;
-  }
-  | {
-    readonly kind: "refused";
-    readonly error: RefusalCode;
-    readonly message: string;
-    readonly remedy: string;
-  }
-  | {
-    /** Arguments a schema cannot catch (a forged or stale cursor): a JSON-RPC -32602. */
-    readonly kind: "invalid_params";
-    readonly message: string;
-  };
 
 /** One tool: its published description and schemas, and its handler. */
 export interface ToolDefinition {
@@ -63,12 +34,21 @@ export interface ToolDefinition {
   readonly name: string;
   /** A short human title. */
   readonly title: string;
-  /** What it does, for the model. */
+  /** What it does, for the model: precise and short (every tool's text costs context). */
   readonly description: string;
   /** Strict input schema (unknown keys rejected, strings bounded). */
   readonly input: z.ZodType;
-  /** The `structuredContent` a successful call returns. */
+  /** The `structuredContent` a successful call returns. Refusals carry none. */
   readonly output: z.ZodType;
+  /**
+   * The refusal codes this tool's handler can produce, besides the universal
+   * ones every call can get (`UNIVERSAL_REFUSALS`). Documented per tool in
+   * docs/tools.md and tested against what the handler really returns.
+   */
+  readonly refusals: readonly RefusalCode[];
   /** Runs inside the tool worker; `args` has already passed `input`. */
   readonly run: (args: never, ctx: ToolContext) => Promise<RawToolResult>;
 }
+
+/** The tools a worker can run, by name. */
+export type ToolTable = readonly ToolDefinition[];

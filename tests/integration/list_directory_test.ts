@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { type CallToolResult, ProtocolError } from "@modelcontextprotocol/server";
 import { ListDirectoryOutput } from "../../src/tools/list_directory.ts";
 import { makeWorkspace, startServer, textOf } from "../helpers/fixtures.ts";
+import { readRefusal } from "../helpers/results.ts";
+import type { RefusalCode } from "../../src/contract/refusal.ts";
 
 type Entry = {
   name: string;
@@ -30,10 +32,7 @@ function ok(result: CallToolResult): Listing {
 }
 
 function refused(result: CallToolResult, code: string): string {
-  assert.equal(result.isError, true, textOf(result));
-  const s = result.structuredContent as { error: string; message: string };
-  assert.equal(s.error, code, s.message);
-  return s.message;
+  return readRefusal(result, code as RefusalCode).message;
 }
 
 async function assertInvalidParams(call: Promise<unknown>, message: RegExp): Promise<void> {

@@ -3,6 +3,8 @@ import { ProtocolError } from "@modelcontextprotocol/server";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { ReadFileOutput } from "../../src/tools/read_file.ts";
 import { makeWorkspace, startServer, textOf } from "../helpers/fixtures.ts";
+import { readRefusal } from "../helpers/results.ts";
+import type { RefusalCode } from "../../src/contract/refusal.ts";
 
 // One in-process server (real sandbox workers) serves every step: starting one costs far
 // more than all the calls together. The caps are small so the limits are reachable.
@@ -35,12 +37,7 @@ function ok(result: CallToolResult): Structured {
 
 /** Asserts an isError refusal with `code`; returns its message. */
 function refused(result: CallToolResult, code: string): string {
-  assert.equal(result.isError, true, textOf(result));
-  const s = result.structuredContent as { error: string; message: string; remedy: string };
-  assert.equal(s.error, code, s.message);
-  assert.ok(s.remedy.length > 0);
-  assert.match(textOf(result), new RegExp(`^Refused \\(${code}\\): `));
-  return s.message;
+  return readRefusal(result, code as RefusalCode).message;
 }
 
 /** The text between the fence markers. */
@@ -196,8 +193,7 @@ Deno.test("read_file through the in-process server", async (t) => {
     "start_line past the end of an empty file is refused invalid_arguments",
     async () => {
       const result = await read({ path: "empty.txt", start_line: 5 });
-      assert.equal(result.isError, true);
-      assert.equal((result.structuredContent as { error: string }).error, "invalid_arguments");
+      readRefusal(result, "invalid_arguments");
       assert.match(textOf(result), /the file has 0 lines/);
     },
   );
@@ -206,8 +202,7 @@ Deno.test("read_file through the in-process server", async (t) => {
     "start_line past the end of an empty file is refused invalid_arguments",
     async () => {
       const result = await read({ path: "empty.txt", start_line: 5 });
-      assert.equal(result.isError, true);
-      assert.equal((result.structuredContent as { error: string }).error, "invalid_arguments");
+      readRefusal(result, "invalid_arguments");
       assert.match(textOf(result), /the file has 0 lines/);
     },
   );

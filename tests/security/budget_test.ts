@@ -7,8 +7,8 @@
 
 import assert from "node:assert/strict";
 import { sandboxSettings } from "../../src/app.ts";
-import { type Sandbox, startSandbox } from "../../src/sandbox/sandbox.ts";
-import type { RawToolResult } from "../../src/tools/types.ts";
+import { type Sandbox, startSandbox } from "../../src/isolation/sandbox.ts";
+import type { RawToolResult } from "../../src/contract/result.ts";
 import { configFor, makeWorkspace, type TempWorkspace } from "../helpers/fixtures.ts";
 import { HANG_DEADLINE_MS, within } from "./helpers.ts";
 

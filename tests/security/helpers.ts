@@ -10,8 +10,9 @@ import assert from "node:assert/strict";
 import { dirname } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { DevServer } from "../../src/app.ts";
-import type { RefusalCode } from "../../src/sandbox/refusal.ts";
+import type { RefusalCode } from "../../src/contract/refusal.ts";
 import type { TempWorkspace } from "../helpers/fixtures.ts";
+import { readRefusal } from "../helpers/results.ts";
 
 /** The content of `<tmp>/outside/secret.txt`: must never reach a client. */
 export const OUTSIDE_SECRET = "OUTSIDE-SECRET";
@@ -84,19 +85,9 @@ export function assertRefused(
   code: RefusalCode | readonly RefusalCode[],
   ws: TempWorkspace,
 ): RefusalCode {
-  const codes: readonly RefusalCode[] = typeof code === "string" ? [code] : code;
-  const structured = result.structuredContent as
-    | { error?: string; message?: string; remedy?: string }
-    | undefined;
-  assert.equal(result.isError, true, `expected a refusal, got: ${allText(result)}`);
-  assert.ok(
-    structured?.error !== undefined && codes.includes(structured.error as RefusalCode),
-    `expected ${codes.join(" or ")}, got ${structured?.error}: ${allText(result)}`,
-  );
-  assert.match(allText(result), new RegExp(`^Refused \\(${structured!.error}\\): `));
-  assert.ok(structured!.remedy && structured!.remedy.length > 0, "a refusal carries a remedy");
+  const { error } = readRefusal(result, code);
   assertNoLeak(result, ws);
-  return structured!.error as RefusalCode;
+  return error;
 }
 
 /** Calls `tool` and asserts a leak-free refusal with `code`. */

@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { sandboxSettings } from "../../src/app.ts";
-import { startSandbox } from "../../src/sandbox/sandbox.ts";
+import { startSandbox } from "../../src/isolation/sandbox.ts";
 import { configFor, makeWorkspace, startServer } from "../helpers/fixtures.ts";
 import type { Outcome, ProbeArgs } from "./fixtures/bypass_worker.ts";
 import { expectRefusal, HANG_DEADLINE_MS, OUTSIDE_SECRET, within } from "./helpers.ts";

@@ -22,7 +22,7 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { sandboxSettings } from "../../src/app.ts";
-import { type Sandbox, startSandbox } from "../../src/sandbox/sandbox.ts";
+import { type Sandbox, startSandbox } from "../../src/isolation/sandbox.ts";
 import { configFor, makeWorkspace, type TempWorkspace } from "../helpers/fixtures.ts";
 import type { StressArgs, StressReport } from "./fixtures/stress_worker.ts";
 import { HANG_DEADLINE_MS, OUTSIDE_SECRET, within } from "./helpers.ts";

@@ -10,9 +10,9 @@
 
 import assert from "node:assert/strict";
 import { sandboxSettings } from "../../src/app.ts";
-import { type Sandbox, startSandbox } from "../../src/sandbox/sandbox.ts";
-import type { RefusalCode } from "../../src/sandbox/refusal.ts";
-import type { RawToolResult } from "../../src/tools/types.ts";
+import { type Sandbox, startSandbox } from "../../src/isolation/sandbox.ts";
+import type { RefusalCode } from "../../src/contract/refusal.ts";
+import type { RawToolResult } from "../../src/contract/result.ts";
 import { configFor, makeWorkspace, startServer, type TempWorkspace } from "../helpers/fixtures.ts";
 import {
   call,

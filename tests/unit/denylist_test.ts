@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { DEFAULT_DENY_PATTERNS, Denylist } from "../../src/sandbox/denylist.ts";
+import { DEFAULT_DENY_PATTERNS, Denylist } from "../../src/access/denylist.ts";
 
 Deno.test("denylist: default patterns deny credential names in any letter case", () => {
   const list = new Denylist();

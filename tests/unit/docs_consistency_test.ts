@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { SETTINGS } from "../../src/config/schema.ts";
-import { DEFAULT_REMEDIES, REFUSAL_CODES } from "../../src/sandbox/refusal.ts";
+import { DEFAULT_REMEDIES, REFUSAL_CODES } from "../../src/contract/refusal.ts";
 
 const readRepoFile = (path: string) => Deno.readTextFile(new URL(`../../${path}`, import.meta.url));
 const MCP_NAME = /\bMCP_[A-Z][A-Z0-9_]*[A-Z0-9]\b/g;

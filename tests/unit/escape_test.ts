@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { escapeControlCharacters } from "../../src/content/escape.ts";
+import { escapeControlCharacters } from "../../src/contract/text.ts";
 
 Deno.test("escape: newline, carriage return and tab become backslash escapes", () => {
   assert.equal(escapeControlCharacters("a\nb\rc\td"), "a\\nb\\rc\\td");

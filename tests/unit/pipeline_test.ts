@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
-import { REFUSAL_SHAPE, shapeToolResult } from "../../src/content/pipeline.ts";
-import { DEFAULT_REMEDIES } from "../../src/sandbox/refusal.ts";
+import { shapeToolResult } from "../../src/content/pipeline.ts";
+import { DEFAULT_REMEDIES, refusal } from "../../src/contract/refusal.ts";
 import { textOf } from "../helpers/fixtures.ts";
+import { readRefusal } from "../helpers/results.ts";
 
 const AWS = "AKIA" + "ABCDEFGHIJKLMNOP";
 const GH = "ghp_" + "a1B2c3D4e5".repeat(4);
@@ -11,20 +12,16 @@ const OFF = { redactSecrets: false };
 const FENCE =
   /<untrusted-file-content id=([0-9a-f]{32})>\n([\s\S]*?)<\/untrusted-file-content id=\1>/g;
 
-Deno.test("pipeline: a refusal is an isError result with error, message and remedy", () => {
-  const result = shapeToolResult({
-    kind: "refused",
-    error: "not_found",
-    message: 'Nothing exists at that path in the workspace "ws".',
-    remedy: DEFAULT_REMEDIES.not_found,
-  }, ON);
-  assert.equal(result.isError, true);
-  assert.deepEqual(result.structuredContent, {
+Deno.test("pipeline: a refusal is an isError result whose text and _meta carry code and remedy", () => {
+  const result = shapeToolResult(
+    refusal("not_found", 'Nothing exists at that path in the workspace "ws".'),
+    ON,
+  );
+  assert.deepEqual(readRefusal(result, "not_found"), {
     error: "not_found",
     message: 'Nothing exists at that path in the workspace "ws".',
     remedy: DEFAULT_REMEDIES.not_found,
   });
-  assert.ok(REFUSAL_SHAPE.safeParse(result.structuredContent).success);
   assert.equal(
     textOf(result),
     `Refused (not_found): Nothing exists at that path in the workspace "ws".\nRemedy: ${DEFAULT_REMEDIES.not_found}`,

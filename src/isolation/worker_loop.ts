@@ -17,7 +17,7 @@ import type {
   ResultMessage,
   SandboxSettings,
 } from "./messages.ts";
-import type { RawToolResult } from "../tools/types.ts";
+import type { RawToolResult } from "../contract/result.ts";
 
 /** What a worker does with the supervisor's messages. */
 export interface WorkerHandlers {

@@ -13,7 +13,19 @@
 
 import { isAbsolute, normalize, relative as relativePath, sep } from "node:path";
 import type { Denylist } from "./denylist.ts";
-import { ToolRefusal } from "./refusal.ts";
+import { type RefusalCode, ToolRefusal } from "../contract/refusal.ts";
+
+/** The refusals resolving a path can produce: every path-taking tool can answer these. */
+export const PATH_REFUSALS = [
+  "invalid_path",
+  "outside_workspace",
+  "denied_path",
+  "not_found",
+  "not_a_directory",
+  "symlink_not_followed",
+  "symlink_loop",
+  "unreadable",
+] as const satisfies readonly RefusalCode[];
 
 /** How far a path may go before it is refused as malformed. */
 export const PATH_LIMITS = { maxLength: 4096, maxComponentBytes: 255 };

@@ -19,7 +19,7 @@ import {
   resolveInWorkspace,
 } from "./resolve.ts";
 import type { ResolvedPath } from "./resolve.ts";
-import { ToolRefusal } from "./refusal.ts";
+import { ToolRefusal } from "../contract/refusal.ts";
 import { constants as fsConstants } from "node:fs";
 import { type FileHandle, open as openFile } from "node:fs/promises";
 

@@ -1,7 +1,9 @@
 /**
  * Refusals: the stable, documented ways a tool call says "no". A refusal is
  * a tool result (`isError: true`), never a protocol error, and its message
- * names at most the workspace folder — never a resolved path.
+ * names at most the workspace folder — never a resolved path. There is one
+ * constructor, {@linkcode refusal}; a handler throws {@linkcode ToolRefusal}
+ * and the tool runtime turns it into that result.
  *
  * @module
  */
@@ -22,6 +24,7 @@ export const REFUSAL_CODES = [
   "binary_file",
   "unreadable",
   "timed_out",
+  "cancelled",
   "busy",
   "internal_error",
 ] as const;
@@ -49,9 +52,40 @@ export const DEFAULT_REMEDIES: Readonly<Record<RefusalCode, string>> = {
   unreadable: "The operating system refused to read this path; check its permissions.",
   timed_out:
     "The call ran past its time budget and was stopped; narrow the request or raise MCP_SANDBOX__TOOL_TIMEOUT_MS.",
+  cancelled: "The client cancelled this call; nothing was returned.",
   busy: "Too many calls are waiting for a tool worker; retry once earlier calls have answered.",
   internal_error: "The server hit an unexpected error; retry, and report it if it persists.",
 };
+
+/**
+ * Codes any tool can answer, whatever its arguments: schema failures, the
+ * budget, cancellation, the queue, and crashes. A tool lists only the codes
+ * its own handler produces in `ToolDefinition.refusals`.
+ */
+export const UNIVERSAL_REFUSALS: readonly RefusalCode[] = [
+  "invalid_arguments",
+  "timed_out",
+  "cancelled",
+  "busy",
+  "internal_error",
+];
+
+/** A refusal: a stable code, a message that names no resolved path, and a remedy. */
+export interface RawRefusal {
+  readonly kind: "refused";
+  readonly error: RefusalCode;
+  readonly message: string;
+  readonly remedy: string;
+}
+
+/** The one constructor of a refusal result. The remedy defaults to the code's. */
+export function refusal(
+  code: RefusalCode,
+  message: string,
+  remedy: string = DEFAULT_REMEDIES[code],
+): RawRefusal {
+  return { kind: "refused", error: code, message, remedy };
+}
 
 /** A tool's refusal, thrown inside a handler and turned into an `isError` result. */
 export class ToolRefusal extends Error {
@@ -66,5 +100,10 @@ export class ToolRefusal extends Error {
     super(message);
     this.code = code;
     this.remedy = remedy;
+  }
+
+  /** This refusal as a raw result. */
+  toResult(): RawRefusal {
+    return refusal(this.code, this.message, this.remedy);
   }
 }

@@ -20,8 +20,7 @@ import type {
   StartedMessage,
 } from "./messages.ts";
 import { toolWorkerPermissions } from "./permissions.ts";
-import { DEFAULT_REMEDIES } from "./refusal.ts";
-import type { RawToolResult } from "../tools/types.ts";
+import { refusal } from "../contract/refusal.ts";
 
 interface Slot {
   worker: Worker;
@@ -94,13 +93,7 @@ function answer(
   error: "timed_out" | "internal_error" | "busy",
   message: string,
 ): void {
-  const result: RawToolResult = {
-    kind: "refused",
-    error,
-    message,
-    remedy: DEFAULT_REMEDIES[error],
-  };
-  self.postMessage({ type: "result", id, result } satisfies ResultMessage);
+  self.postMessage({ type: "result", id, result: refusal(error, message) } satisfies ResultMessage);
 }
 
 function pump(): void {

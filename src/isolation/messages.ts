@@ -5,18 +5,11 @@
  * @module
  */
 
-import type { RawToolResult, ToolLimits } from "../tools/types.ts";
+import type { RawToolResult } from "../contract/result.ts";
+import type { ToolSettings } from "../contract/settings.ts";
 
-/** What a tool worker needs to build its {@linkcode Workspace}; sent once. */
-export interface SandboxSettings {
-  readonly root: string;
-  readonly configuredRoot: string;
-  readonly workspaceName: string;
-  readonly followSymlinks: boolean;
-  readonly denyExtra: readonly string[];
-  readonly limits: ToolLimits;
-  /** Key for pagination cursors (random per start). */
-  readonly cursorKey: Uint8Array;
+/** The tool settings every worker gets, plus how the pool runs; sent once. */
+export interface SandboxSettings extends ToolSettings {
   /** Hard budget of one call in milliseconds. */
   readonly timeoutMs: number;
   /** How many tool workers may run at once. */

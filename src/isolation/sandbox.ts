@@ -7,7 +7,7 @@
  * @module
  */
 
-import { fromFileUrl } from "./paths.ts";
+import { fromFileUrl } from "../paths.ts";
 import type {
   EventMessage,
   InitMessage,
@@ -17,8 +17,8 @@ import type {
   StartedMessage,
 } from "./messages.ts";
 import { supervisorPermissions } from "./permissions.ts";
-import { DEFAULT_REMEDIES } from "./refusal.ts";
-import type { RawToolResult } from "../tools/types.ts";
+import { refusal } from "../contract/refusal.ts";
+import type { RawToolResult } from "../contract/result.ts";
 
 /** Runs tool calls in the permission-scoped workers. */
 export interface Sandbox {
@@ -40,18 +40,20 @@ export interface Sandbox {
 
 /** Options for {@linkcode startSandbox}. */
 export interface SandboxOptions {
-  /** The tool worker module; tests substitute one that bypasses containment on purpose. */
-  toolWorkerUrl?: URL;
+  /**
+   * The tool worker module: the program's (`src/tool_worker.ts`, which hands
+   * the tool table to the worker loop), or a test's substitute.
+   */
+  toolWorkerUrl: URL;
 }
 
-const DEFAULT_TOOL_WORKER = new URL("./tool_worker.ts", import.meta.url);
 const SUPERVISOR = new URL("./supervisor.ts", import.meta.url);
 /** The program's source tree (`src/`): the tool worker's import graph lives here. */
 const PROGRAM_SOURCE = new URL("../", import.meta.url);
 
 /** Starts the supervisor (and through it the first tool worker). */
-export function startSandbox(settings: SandboxSettings, options: SandboxOptions = {}): Sandbox {
-  const toolWorkerUrl = options.toolWorkerUrl ?? DEFAULT_TOOL_WORKER;
+export function startSandbox(settings: SandboxSettings, options: SandboxOptions): Sandbox {
+  const toolWorkerUrl = options.toolWorkerUrl;
   const supervisor = new Worker(SUPERVISOR, {
     type: "module",
     name: "devserver-supervisor",
@@ -72,12 +74,7 @@ export function startSandbox(settings: SandboxSettings, options: SandboxOptions 
   const fail = (message: string) => {
     for (const [id, resolve] of pending) {
       pending.delete(id);
-      resolve({
-        kind: "refused",
-        error: "internal_error",
-        message,
-        remedy: DEFAULT_REMEDIES.internal_error,
-      });
+      resolve(refusal("internal_error", message));
     }
   };
   supervisor.onmessage = (
@@ -116,12 +113,7 @@ export function startSandbox(settings: SandboxSettings, options: SandboxOptions 
     ready: ready.promise,
     run(tool, args) {
       if (closed) {
-        return Promise.resolve({
-          kind: "refused",
-          error: "internal_error",
-          message: "The sandbox is not running.",
-          remedy: DEFAULT_REMEDIES.internal_error,
-        });
+        return Promise.resolve(refusal("internal_error", "The sandbox is not running."));
       }
       const id = nextId++;
       return new Promise((resolve) => {

@@ -1,0 +1,165 @@
+/**
+ * The command table: every `devserver` command in one entry — its name, its
+ * one-line summary, its help, the options it takes, what it keeps of the
+ * process's permissions, and how it runs. The parser, the help texts and
+ * `main` all read this table, so a new command (`conform`, `setup`) is one
+ * entry here.
+ *
+ * @module
+ */
+
+import type { Config } from "../config/load.ts";
+import type { CommandOption, ParsedArgs } from "./args.ts";
+import { runCall } from "./call.ts";
+import { runDoctor } from "./doctor.ts";
+import { runServe } from "./serve.ts";
+import { runTools } from "./tools.ts";
+import { versionText } from "./version.ts";
+
+/** One command. */
+export interface CommandSpec {
+  readonly name: string;
+  /** The synopsis after the command name in the program's help (e.g. `TOOL [JSON]`). */
+  readonly synopsis: string;
+  /** One line for the program's help. */
+  readonly summary: string;
+  /** The command's own help. */
+  readonly help: string;
+  /** The command-specific options it accepts. */
+  readonly options: readonly CommandOption[];
+  /**
+   * What the process keeps before the command runs: `none` drops every
+   * permission first (the command reads and starts nothing); `keep` keeps
+   * them until the command itself drops what it must (it starts the sandbox).
+   */
+  readonly permissions: "none" | "keep";
+  /** Whether `main` loads the configuration first (a bad one is then a usage error, exit 2). */
+  readonly needsConfig: boolean;
+  /** Runs the command; resolves with the exit code. `config` is set when `needsConfig`. */
+  readonly run: (args: ParsedArgs, config: Config | undefined) => Promise<number> | number;
+}
+
+/** Every command, in help order. */
+export const COMMAND_TABLE: readonly CommandSpec[] = [
+  {
+    name: "serve",
+    synopsis: "",
+    summary: "Serve MCP to one client over stdio (the editor starts this).",
+    help: `Usage: devserver [--workspace DIR] serve [--transport stdio]
+
+Serves the Model Context Protocol (revision 2026-07-28, and 2025-era clients that send
+initialize unless MCP_SERVER__LEGACY_CLIENTS=reject) on stdin/stdout until stdin closes.
+
+Options:
+  --transport stdio   How to talk to the client (stdio is the only transport so far).`,
+    options: ["transport"],
+    permissions: "keep",
+    needsConfig: true,
+    run: (args, config) => runServe(config!, args),
+  },
+  {
+    name: "call",
+    synopsis: "TOOL [JSON]",
+    summary: "Run one tool call in-process and print the result.",
+    help: `Usage: devserver [--workspace DIR] call TOOL [JSON] [--json]
+
+Runs one tool call in-process, through the same sandbox and result pipeline as serve.
+JSON is the arguments object (default {}). Exit 0 on success, 1 when the tool refused.
+
+Options:
+  --json   Print the raw CallToolResult as JSON instead of its text.
+
+Example:
+  devserver call read_file '{"path":"README.md","end_line":20}'`,
+    options: ["json"],
+    permissions: "keep",
+    needsConfig: true,
+    run: (args, config) => runCall(config!, args),
+  },
+  {
+    name: "tools",
+    synopsis: "",
+    summary: "List the published tools with their schemas.",
+    help: `Usage: devserver tools [--json]
+
+Lists the published tools: name, title, description and arguments.
+
+Options:
+  --json   Print the tools/list result (with input and output JSON Schemas).`,
+    options: ["json"],
+    permissions: "none",
+    needsConfig: false,
+    run: (args) => runTools(args),
+  },
+  {
+    name: "doctor",
+    synopsis: "",
+    summary: "Check what would be served and what refused; exit 1 if it cannot serve.",
+    help: `Usage: devserver [--workspace DIR] doctor
+
+Checks the configuration, the workspace, the limits, the denylist, the protocol
+revisions, the permission layer (by starting it) and git. Exit 0 if it can serve, else 1.`,
+    options: [],
+    permissions: "keep",
+    // doctor loads the configuration itself: a bad one is a finding, not a usage error.
+    needsConfig: false,
+    run: (args) => runDoctor(args),
+  },
+  {
+    name: "version",
+    synopsis: "",
+    summary: "Print the version and the protocol revisions.",
+    help: `Usage: devserver version
+
+Prints the program version, the protocol revisions it speaks and the Deno version.`,
+    options: [],
+    permissions: "none",
+    needsConfig: false,
+    run: () => {
+      console.log(versionText());
+      return 0;
+    },
+  },
+  {
+    name: "help",
+    synopsis: "[COMMAND]",
+    summary: "Show help for a command.",
+    help: `Usage: devserver help [COMMAND]
+
+Shows help for the program or for one command.`,
+    options: [],
+    permissions: "none",
+    needsConfig: false,
+    run: () => 0, // answered by main from this table
+  },
+];
+
+/** The command called `name`, or `undefined`. */
+export function findCommand(name: string): CommandSpec | undefined {
+  return COMMAND_TABLE.find((c) => c.name === name);
+}
+
+/** Help for the whole program, built from the table. */
+export function mainHelp(): string {
+  const rows = COMMAND_TABLE.map((c) => {
+    const head = c.synopsis ? `${c.name} ${c.synopsis}` : c.name;
+    return `  ${head.padEnd(16)} ${c.summary}`;
+  });
+  return `devserver — a read-only MCP server over one repository.
+
+Usage: devserver [--workspace DIR] <command> [options]
+
+Commands:
+${rows.join("\n")}
+
+Global options:
+  -w, --workspace DIR  The repository to serve (default: MCP_SANDBOX__WORKSPACE, else the
+                       current directory). Relative paths resolve against where you ran it.
+  --cwd DIR            Resolve relative paths against DIR (deno task devserver passes the
+                       directory you ran it from).
+  -h, --help           Help for the program or the command.
+  -V, --version        Same as the version command.
+
+Settings are environment variables MCP_<SECTION>__<FIELD>; see docs/configuration.md.
+Errors print one line on stderr and exit 2; stdout carries only results and protocol.`;
+}

@@ -1,0 +1,41 @@
+/**
+ * What a tool worker is told once at start to build its tool context:
+ * plain data, structured-cloned to each worker.
+ *
+ * @module
+ */
+
+/** Limits a tool enforces, fixed at start from configuration. */
+export interface ToolLimits {
+  /** Largest file `read_file` reads (`MCP_SANDBOX__MAX_FILE_BYTES`). */
+  readonly maxFileBytes: number;
+  /** Most lines one `read_file` returns (`MCP_SANDBOX__MAX_LINES`). */
+  readonly maxLines: number;
+  /** Entries per `list_directory` page (`MCP_SANDBOX__LIST_PAGE_SIZE`). */
+  readonly listPageSize: number;
+  /**
+   * The response budget (`MCP_SERVER__MAX_RESULT_CHARS`): the most characters
+   * one result may hold, its text and its structured half together. A tool
+   * that would return more returns less, sets `truncated`, and says how to
+   * continue.
+   */
+  readonly maxResultChars: number;
+}
+
+/** Everything a tool worker needs to build its tool context. */
+export interface ToolSettings {
+  /** The workspace root with every symlink resolved. */
+  readonly root: string;
+  /** The workspace as configured (absolute paths under it are accepted too). */
+  readonly configuredRoot: string;
+  /** The folder name messages use for the workspace. */
+  readonly workspaceName: string;
+  /** Whether a symlink as the final component is followed (inside targets only). */
+  readonly followSymlinks: boolean;
+  /** Names denied on top of the built-in denylist. */
+  readonly denyExtra: readonly string[];
+  /** Limits fixed at start. */
+  readonly limits: ToolLimits;
+  /** Key for pagination cursors (random per start, or shared by configuration). */
+  readonly cursorKey: Uint8Array;
+}

@@ -1,0 +1,52 @@
+/**
+ * Escaping of names for the text we write: a file, folder, tool or revision
+ * name can hold newlines, escape sequences, bidi overrides or invisible
+ * characters, and none of them may reach the reader raw — in a trusted line
+ * of ours, a fake `Remedy:` would read as our own. Structured content keeps
+ * names exactly; only text is escaped.
+ *
+ * @module
+ */
+
+/**
+ * Replaces C0/C1 controls, DEL, the Unicode line and paragraph separators, bidi and
+ * zero-width format characters, variation selectors, fillers and tag characters (the
+ * invisible ones a name can hide text in) with visible escapes.
+ */
+export function escapeControlCharacters(text: string): string {
+  return text.replace(
+    // deno-lint-ignore no-control-regex
+    /[\u0000-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\u{e0000}-\u{e007f}]/gu,
+    (ch) => {
+      switch (ch) {
+        case "\n":
+          return "\\n";
+        case "\r":
+          return "\\r";
+        case "\t":
+          return "\\t";
+        default: {
+          const code = ch.codePointAt(0)!;
+          return code <= 0xff
+            ? "\\x" + code.toString(16).padStart(2, "0")
+            : code <= 0xffff
+            ? "\\u" + code.toString(16).padStart(4, "0")
+            : "\\u{" + code.toString(16) + "}";
+        }
+      }
+    },
+  );
+}
+
+/** The longest a name may stand in a message of ours, in characters (before escaping). */
+export const MAX_QUOTED_NAME = 80;
+
+/**
+ * A name as it may appear in text of ours: control, bidi and invisible
+ * characters escaped, cut to `max` characters (marked with `…`), and quoted.
+ */
+export function quoteName(name: string, max: number = MAX_QUOTED_NAME): string {
+  const chars = Array.from(name);
+  const short = chars.length > max ? chars.slice(0, max).join("") + "…" : name;
+  return `"${escapeControlCharacters(short).replaceAll('"', '\\"')}"`;
+}

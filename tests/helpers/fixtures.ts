@@ -6,8 +6,14 @@
  */
 
 import { join } from "node:path";
-import { createDevServer, type DevServer } from "../../src/app.ts";
+import type { CallToolResult } from "@modelcontextprotocol/server";
+import { createDevServer, type DevServer, sandboxSettings } from "../../src/app.ts";
 import { type Config, loadConfig } from "../../src/config/load.ts";
+import { shapeToolResult } from "../../src/content/pipeline.ts";
+import { refusal } from "../../src/contract/refusal.ts";
+import { TOOLS } from "../../src/tools/registry.ts";
+import { type CallHooks, createToolContext, runTool } from "../../src/tools/runtime.ts";
+import type { ToolContext } from "../../src/tools/types.ts";
 
 /** One entry of a fixture workspace. */
 export type FixtureEntry =
@@ -80,4 +86,41 @@ export function startServer(
 export function textOf(result: { content?: unknown[] }): string {
   const block = (result.content ?? [])[0] as { type?: string; text?: string } | undefined;
   return block?.type === "text" ? block.text ?? "" : "";
+}
+
+/**
+ * A tool context on `root` built as a tool worker builds it, for running
+ * handlers directly in the test's thread (no workers, no permission layer):
+ * the fast path for tool tests. Integration, security and e2e tests keep
+ * the worker path.
+ */
+export function directContext(
+  root: string,
+  env: Record<string, string> = {},
+  hooks: CallHooks = {},
+): ToolContext {
+  return createToolContext(sandboxSettings(configFor(root, env)), hooks);
+}
+
+/**
+ * Calls tool `name` directly in this thread — input validation, handler,
+ * result pipeline — as the dispatcher would, without workers. A raw
+ * `invalid_params` (a -32602 in the protocol) is returned as `{ invalidParams }`.
+ */
+export async function callDirect(
+  context: ToolContext,
+  name: string,
+  args: unknown,
+): Promise<CallToolResult | { invalidParams: string }> {
+  const tool = TOOLS.find((t) => t.name === name);
+  if (!tool) throw new Error(`no tool ${name}`);
+  const parsed = tool.input.safeParse(args ?? {});
+  if (!parsed.success) {
+    return shapeToolResult(refusal("invalid_arguments", parsed.error.message), {
+      redactSecrets: true,
+    });
+  }
+  const raw = await runTool(TOOLS, name, parsed.data, context);
+  if (raw.kind === "invalid_params") return { invalidParams: raw.message };
+  return shapeToolResult(raw, { redactSecrets: true });
 }

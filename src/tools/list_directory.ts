@@ -10,6 +10,7 @@ import { z } from "zod";
 import { CONTENT_ENVELOPE_SHAPE } from "../contract/envelope.ts";
 import { escapeControlCharacters } from "../contract/text.ts";
 import { PATH_LIMITS, PATH_REFUSALS } from "../access/resolve.ts";
+import { toolBudget } from "../contract/budget.ts";
 import type { DirectoryEntry } from "../access/workspace.ts";
 import { InvalidCursor } from "./cursor.ts";
 import type { RawToolResult } from "../contract/result.ts";
@@ -47,7 +48,12 @@ export const ListDirectoryOutput = z.strictObject({
   total_entries: z.int().min(0).describe("Listable entries across all pages."),
   denied_count: z.int().min(0).describe("Entries on the denylist: counted, never named."),
   hidden_count: z.int().min(0).describe("Dot-names left out because include_hidden is false."),
-  next_cursor: z.string().optional().describe("Present when more entries follow."),
+  truncated: z.boolean().describe(
+    "True when more entries follow (the page size or the response budget ended this page).",
+  ),
+  next_cursor: z.string().optional().describe(
+    "Present when more entries follow: pass it as cursor to continue.",
+  ),
   ...CONTENT_ENVELOPE_SHAPE,
 });
 
@@ -92,7 +98,11 @@ async function listDirectory(args: ListDirectoryArgs, ctx: ToolContext): Promise
     offset = payload.o;
   }
 
-  const page = listing.entries.slice(offset, offset + ctx.limits.listPageSize);
+  const page = pageWithinBudget(
+    listing.entries.slice(offset, offset + ctx.limits.listPageSize),
+    // The header, the counts, the cursor (a few hundred characters at most) and the path.
+    toolBudget(ctx.limits) - 600 - 2 * target.relative.length,
+  );
   const nextOffset = offset + page.length;
   const nextCursor = nextOffset < listing.entries.length
     ? await ctx.cursors.sign(
@@ -125,9 +135,26 @@ async function listDirectory(args: ListDirectoryArgs, ctx: ToolContext): Promise
       total_entries: listing.entries.length,
       denied_count: listing.deniedCount,
       hidden_count: listing.hiddenCount,
+      truncated: nextCursor !== undefined,
       ...(nextCursor ? { next_cursor: nextCursor } : {}),
     },
   };
+}
+
+/**
+ * The leading entries that fit in `budget` characters, counting each twice as both halves
+ * of the result carry it (its text line and its structured object). At least one entry,
+ * so every page makes progress.
+ */
+function pageWithinBudget(entries: readonly DirectoryEntry[], budget: number): DirectoryEntry[] {
+  const page: DirectoryEntry[] = [];
+  let spent = 0;
+  for (const entry of entries) {
+    spent += renderEntry(entry).length + JSON.stringify(toStructured(entry)).length + 2;
+    if (spent > budget && page.length > 0) break;
+    page.push(entry);
+  }
+  return page;
 }
 
 function renderEntry(entry: DirectoryEntry): string {

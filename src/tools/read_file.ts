@@ -8,6 +8,7 @@
 import { z } from "zod";
 import { CONTENT_ENVELOPE_SHAPE } from "../contract/envelope.ts";
 import { PATH_LIMITS, PATH_REFUSALS } from "../access/resolve.ts";
+import { toolBudget } from "../contract/budget.ts";
 import { ToolRefusal } from "../contract/refusal.ts";
 import type { RawToolResult } from "../contract/result.ts";
 import type { ToolContext, ToolDefinition } from "./types.ts";
@@ -35,7 +36,13 @@ export const ReadFileOutput = z.strictObject({
   end_line: z.int().min(0).describe("Last line returned (0 when none)."),
   total_lines: z.int().min(0),
   truncated: z.boolean().describe(
-    "True when the line cap cut the requested range short; asking for a sub-range is not truncation.",
+    "True when the line cap or the response budget cut the requested range short; asking for a sub-range is not truncation.",
+  ),
+  next_start_line: z.int().min(1).optional().describe(
+    "Present when lines of the requested range were left out: the start_line that continues.",
+  ),
+  cut_line: z.int().min(1).optional().describe(
+    "Present when a single line was longer than the response budget: that line, returned cut.",
   ),
   size_bytes: z.int().min(0),
   replaced_invalid_utf8: z.int().min(0).describe(
@@ -70,31 +77,56 @@ async function readFile(args: ReadFileArgs, ctx: ToolContext): Promise<RawToolRe
     );
   }
   const capEnd = start + ctx.limits.maxLines - 1;
-  const end = Math.min(requestedEnd, capEnd);
-  const truncated = requestedEnd > capEnd;
-  const selected = total === 0 ? [] : lines.slice(start - 1, end);
+  const wantedEnd = Math.min(requestedEnd, capEnd);
+  const width = String(Math.max(wantedEnd, 1)).length;
+  const header = (first: number, last: number, why: string) =>
+    last === 0
+      ? `read_file: empty range (the file has ${total} lines).`
+      : `read_file: lines ${first}-${last} of ${total}${why}.`;
+  const fixed = {
+    path: target.relative,
+    total_lines: total,
+    size_bytes: bytes.length,
+    replaced_invalid_utf8: replaced,
+    ...(linkCount > 1 ? { hard_links: linkCount } : {}),
+  };
+  // What the result spends besides the lines: the header and notes, and the structured
+  // fields other than `content`, with room for the numbers this call can add.
+  const overhead = header(MAX_LINE_NUMBER, MAX_LINE_NUMBER, CUT_AT_BUDGET(MAX_LINE_NUMBER)).length +
+    JSON.stringify({ ...fixed, content: "", start_line: 0, end_line: 0, truncated: true }).length +
+    `,"next_start_line":${MAX_LINE_NUMBER},"cut_line":${MAX_LINE_NUMBER}`.length + 200;
+  const picked = total === 0
+    ? { lines: [], cutLine: undefined }
+    : pickWithinBudget(lines, start, wantedEnd, width, toolBudget(ctx.limits) - overhead);
+  const selected = picked.lines;
+  const end = start + selected.length - 1;
   const first = selected.length > 0 ? start : 0;
   const last = selected.length > 0 ? end : 0;
+  const rangeCut = end < requestedEnd;
+  const byCap = rangeCut && end === capEnd;
+  const truncated = rangeCut || picked.cutLine !== undefined;
+  const why = byCap
+    ? ` (truncated at the ${ctx.limits.maxLines}-line cap; ask for start_line ${
+      end + 1
+    } to continue)`
+    : rangeCut
+    ? CUT_AT_BUDGET(end + 1)
+    : "";
 
-  const width = String(Math.max(last, 1)).length;
   const numbered = selected.map((line, i) => `${String(start + i).padStart(width)}\t${line}`);
-  const header = selected.length === 0
-    ? `read_file: empty range (the file has ${total} lines).`
-    : `read_file: lines ${first}-${last} of ${total}${
-      truncated
-        ? ` (truncated at the ${ctx.limits.maxLines}-line cap; ask for start_line ${
-          last + 1
-        } to continue)`
-        : ""
-    }.`;
   const notes: string[] = [];
+  if (picked.cutLine !== undefined) {
+    notes.push(
+      `Line ${picked.cutLine} is longer than the response budget and was cut; search_code finds text inside it.`,
+    );
+  }
   if (replaced > 0) notes.push(`${replaced} invalid UTF-8 sequences were replaced with U+FFFD.`);
   if (linkCount > 1) notes.push(`This file has ${linkCount} hard links.`);
 
   return {
     kind: "ok",
     parts: [
-      { text: header, untrusted: false },
+      { text: header(first, last, why), untrusted: false },
       { text: numbered.join("\n"), untrusted: true },
       ...notes.map((note) => ({ text: note, untrusted: false })),
     ],
@@ -107,11 +139,47 @@ async function readFile(args: ReadFileArgs, ctx: ToolContext): Promise<RawToolRe
       end_line: last,
       total_lines: total,
       truncated,
+      ...(rangeCut ? { next_start_line: end + 1 } : {}),
+      ...(picked.cutLine !== undefined ? { cut_line: picked.cutLine } : {}),
       size_bytes: bytes.length,
       replaced_invalid_utf8: replaced,
       ...(linkCount > 1 ? { hard_links: linkCount } : {}),
     },
   };
+}
+
+const CUT_AT_BUDGET = (next: number) =>
+  ` (cut at the response budget; ask for start_line ${next} to continue)`;
+
+/**
+ * Lines `start`..`end` (1-based) as far as they fit in `budget` characters, counting each
+ * line twice, as both halves of the result carry it (ADR-014): numbered in the text, and
+ * JSON-escaped in `structuredContent`. The first line is cut to fit when it alone is
+ * larger than the budget, so a call always makes progress.
+ */
+export function pickWithinBudget(
+  lines: readonly string[],
+  start: number,
+  end: number,
+  width: number,
+  budget: number,
+): { lines: string[]; cutLine?: number } {
+  const cost = (line: string) => width + line.length + 2 + JSON.stringify(line).length;
+  const out: string[] = [];
+  let spent = 0;
+  for (let n = start; n <= end; n++) {
+    const line = lines[n - 1];
+    const c = cost(line);
+    if (spent + c > budget) {
+      if (out.length > 0) return { lines: out };
+      let keep = Math.max(1, Math.floor(budget / 3));
+      while (keep > 1 && cost(line.slice(0, keep)) > budget) keep = Math.floor(keep * 0.9);
+      return { lines: [line.slice(0, keep)], cutLine: n };
+    }
+    out.push(line);
+    spent += c;
+  }
+  return { lines: out };
 }
 
 function countReplacements(text: string): number {

@@ -38,7 +38,7 @@ try {
   ) {
     const result = await callDirect(ctx, tool, args);
     if ("invalidParams" in result) {
-      throw new Error(result.invalidParams);
+      throw new Error(String(result.invalidParams));
     }
     const text = (result.content ?? []).map((b) =>
       (b as { text?: string }).text ?? ""

@@ -11,37 +11,17 @@ import assert from "node:assert/strict";
 import { UNIVERSAL_REFUSALS } from "../../src/contract/refusal.ts";
 import { publishedTools, TOOLS } from "../../src/tools/registry.ts";
 import type { ToolDefinition } from "../../src/tools/types.ts";
-import {
-  callDirect,
-  directContext,
-  makeWorkspace,
-  type TempWorkspace,
-} from "../helpers/fixtures.ts";
+import { callDirect, directContext, type TempWorkspace } from "../helpers/fixtures.ts";
 import { readRefusal } from "../helpers/results.ts";
 import { compileSchema, newValidator, schemaErrors } from "../helpers/schema.ts";
 import {
   answerableCodes,
-  CASE_FILES,
   casesFor,
-  LOCKED_DIR,
-  permissionsBind,
+  makeCaseWorkspace,
   type RefusalCase,
   tableProblems,
   TOOL_CASES,
 } from "../helpers/tool_cases.ts";
-
-/** The case workspace, with the locked directory made unreadable when that binds. */
-async function caseWorkspace(): Promise<TempWorkspace> {
-  const ws = await makeWorkspace(CASE_FILES);
-  if (permissionsBind()) await Deno.chmod(ws.path(LOCKED_DIR), 0o000);
-  return {
-    ...ws,
-    async [Symbol.asyncDispose]() {
-      await Deno.chmod(ws.path(LOCKED_DIR), 0o755).catch(() => {});
-      await ws[Symbol.asyncDispose]();
-    },
-  };
-}
 
 /** The published definition of `tool`. */
 function published(tool: ToolDefinition) {
@@ -112,7 +92,7 @@ Deno.test("contract: the published input schema agrees with the zod one on the t
 
 for (const tool of TOOLS) {
   Deno.test(`contract: ${tool.name}: a success validates against its published outputSchema`, async () => {
-    await using ws = await caseWorkspace();
+    await using ws = await makeCaseWorkspace();
     const validate = compileSchema(published(tool).outputSchema!);
     const cases = TOOL_CASES[tool.name];
     assert.ok(cases, `no TOOL_CASES entry for ${tool.name}`);
@@ -125,7 +105,7 @@ for (const tool of TOOLS) {
   });
 
   Deno.test(`contract: ${tool.name}: every refusal it can answer is shaped per ADR-013`, async () => {
-    await using ws = await caseWorkspace();
+    await using ws = await makeCaseWorkspace();
     const cases = TOOL_CASES[tool.name];
     assert.ok(cases, `no TOOL_CASES entry for ${tool.name}`);
     const produced = new Set<string>();

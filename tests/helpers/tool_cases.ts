@@ -17,7 +17,7 @@ import type { CallToolResult } from "@modelcontextprotocol/server";
 import { shapeToolResult } from "../../src/content/pipeline.ts";
 import { refusal, type RefusalCode, UNIVERSAL_REFUSALS } from "../../src/contract/refusal.ts";
 import type { ToolDefinition } from "../../src/tools/types.ts";
-import type { FixtureEntry } from "./fixtures.ts";
+import { type FixtureEntry, makeWorkspace, type TempWorkspace } from "./fixtures.ts";
 
 /** The workspace every case runs on (besides `<tmp>/outside/secret.txt`, next to it). */
 export const CASE_FILES: Record<string, FixtureEntry> = {
@@ -36,6 +36,22 @@ export const CASE_FILES: Record<string, FixtureEntry> = {
 
 /** The directory of {@linkcode CASE_FILES} made unreadable (mode 000) where that is possible. */
 export const LOCKED_DIR = "locked";
+
+/**
+ * A fresh workspace of {@linkcode CASE_FILES}, with {@linkcode LOCKED_DIR}
+ * made unreadable when permissions bind this process.
+ */
+export async function makeCaseWorkspace(): Promise<TempWorkspace> {
+  const ws = await makeWorkspace(CASE_FILES);
+  if (PERMISSIONS_BIND) await Deno.chmod(ws.path(LOCKED_DIR), 0o000);
+  return {
+    ...ws,
+    async [Symbol.asyncDispose]() {
+      await Deno.chmod(ws.path(LOCKED_DIR), 0o755).catch(() => {});
+      await ws[Symbol.asyncDispose]();
+    },
+  };
+}
 
 /** Arguments as a client sends them. */
 export type Args = Record<string, unknown>;
@@ -89,11 +105,7 @@ const BEYOND_ARGUMENTS: Readonly<Partial<Record<RefusalCode, RefusalCase>>> = {
   },
 };
 
-/** Root (or any process that may read a mode-000 file) cannot be refused by permissions. */
-export function permissionsBind(): boolean {
-  return PERMISSIONS_BIND;
-}
-
+/** Whether file modes bind this process (they do not for root, which reads a mode-000 file). */
 const PERMISSIONS_BIND = (() => {
   const probe = Deno.makeTempFileSync({ prefix: "devserver-perm-probe-" });
   try {

@@ -8,29 +8,31 @@ import assert from "node:assert/strict";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { REFUSAL_META_KEY } from "../../src/contract/envelope.ts";
 import type { ToolDispatcher } from "../../src/protocol/dispatch.ts";
+import { publishedTools } from "../../src/tools/registry.ts";
 import { callDirect, checkEveryResult, directContext, makeWorkspace } from "../helpers/fixtures.ts";
 import { assertConformingResult, resultProblems } from "../helpers/schema.ts";
 
 const LIMITS = { maxResultChars: 50_000 };
 
-/** A `read_file` success as the pipeline shapes it. */
+/**
+ * A real `read_file` success (made once), so these checks follow the output
+ * schema as it changes instead of a copy of it.
+ */
+const SUCCESS: CallToolResult = await (async () => {
+  await using ws = await makeWorkspace({ "a.txt": "a\n" });
+  const result = await callDirect(directContext(ws.root), "read_file", { path: "a.txt" });
+  if ("invalidParams" in result || result.isError) throw new Error("read_file did not succeed");
+  return result;
+})();
+
+/** A copy of the real success whose structuredContent `edit` may change. */
 function readFileSuccess(): CallToolResult {
-  return {
-    content: [{ type: "text", text: "read_file: lines 1-1 of 1.\n…" }],
-    structuredContent: {
-      path: "a.txt",
-      content: "a\n",
-      start_line: 1,
-      end_line: 1,
-      total_lines: 1,
-      truncated: false,
-      size_bytes: 2,
-      replaced_invalid_utf8: 0,
-      untrusted_content: true,
-      redactions: [],
-    },
-  };
+  return structuredClone(SUCCESS);
 }
+
+/** The fields read_file's published outputSchema requires. */
+const REQUIRED = (publishedTools().find((t) => t.name === "read_file")!.outputSchema!
+  .required ?? []) as string[];
 
 const REFUSAL: CallToolResult = {
   isError: true,
@@ -45,11 +47,16 @@ Deno.test("result check: a conforming success and a conforming refusal pass", ()
 
 Deno.test("result check: structuredContent outside the published outputSchema fails", () => {
   const bad = readFileSuccess();
-  const { path: _path, ...withoutPath } = bad.structuredContent as Record<string, unknown>;
-  bad.structuredContent = { ...withoutPath, total_lines: -1 };
+  const structured = bad.structuredContent as Record<string, unknown>;
+  assert.ok(REQUIRED.length > 0, "read_file's outputSchema requires fields");
+  delete structured[REQUIRED[0]];
+  structured.not_in_the_schema = 1;
   const problems = resultProblems("read_file", bad, LIMITS);
-  assert.ok(problems.some((p) => /must have required property 'path'/.test(p)), problems.join());
-  assert.ok(problems.some((p) => /\/total_lines must be >= 0/.test(p)), problems.join());
+  assert.ok(
+    problems.some((p) => p.includes(`must have required property '${REQUIRED[0]}'`)),
+    problems.join(),
+  );
+  assert.ok(problems.some((p) => /must NOT have additional properties/.test(p)), problems.join());
   assert.throws(
     () => assertConformingResult("read_file", bad, LIMITS),
     /breaks the result contract/,
@@ -88,7 +95,7 @@ Deno.test("result check: a success without structuredContent, or a refusal in fr
 
 Deno.test("result check: a result over the response budget fails", () => {
   const big = readFileSuccess();
-  (big.structuredContent as Record<string, unknown>).content = "x".repeat(LIMITS.maxResultChars);
+  big.content = [{ type: "text", text: "x".repeat(LIMITS.maxResultChars) }];
   const problems = resultProblems("read_file", big, LIMITS);
   assert.equal(problems.length, 1, problems.join());
   assert.match(problems[0], /^the result holds \d+ characters, over the budget of 50000$/);
@@ -102,12 +109,12 @@ Deno.test("result check: a result for a tool nobody publishes fails", () => {
 
 Deno.test("result check: once installed on a dispatcher, a bad result fails the call", async () => {
   const bad = readFileSuccess();
-  delete (bad.structuredContent as Record<string, unknown>).untrusted_content;
+  delete (bad.structuredContent as Record<string, unknown>)[REQUIRED.at(-1)!];
   const dispatcher = { call: () => Promise.resolve(bad) } as unknown as ToolDispatcher;
   checkEveryResult(dispatcher, LIMITS);
   await assert.rejects(
     dispatcher.call("read_file", { path: "a.txt" }),
-    /must have required property 'untrusted_content'/,
+    new RegExp(`must have required property '${REQUIRED.at(-1)}'`),
   );
 });
 

@@ -222,7 +222,10 @@ export async function runInspector(
       ...serveArgs(root),
     ],
     cwd: REPO_ROOT,
-    env: childEnv(),
+    // The Inspector itself is not ours to cover: only the server it starts gets the coverage dir.
+    env: Object.fromEntries(
+      Object.entries(childEnv()).filter(([name]) => name !== "DENO_COVERAGE_DIR"),
+    ),
     clearEnv: true,
     stdin: "null",
     stdout: "piped",

@@ -31,7 +31,7 @@ function published(tool: ToolDefinition) {
 }
 
 async function produce(ws: TempWorkspace, tool: string, c: RefusalCase) {
-  if ("produce" in c) return c.produce();
+  if ("produce" in c) return await c.produce();
   const result = await callDirect(directContext(ws.root, c.env ?? {}), tool, c.args);
   assert.ok(!("invalidParams" in result), `${tool} ${JSON.stringify(c.args)}: -32602`);
   return result;

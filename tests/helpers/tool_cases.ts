@@ -16,6 +16,9 @@
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { shapeToolResult } from "../../src/content/pipeline.ts";
 import { refusal, type RefusalCode, UNIVERSAL_REFUSALS } from "../../src/contract/refusal.ts";
+import type { Sandbox } from "../../src/isolation/sandbox.ts";
+import { ToolDispatcher } from "../../src/protocol/dispatch.ts";
+import { TOOLS } from "../../src/tools/registry.ts";
 import type { ToolDefinition } from "../../src/tools/types.ts";
 import { type FixtureEntry, makeWorkspace, type TempWorkspace } from "./fixtures.ts";
 
@@ -65,7 +68,7 @@ export type RefusalCase =
    * queue, a crash): the result is built the way the program builds it, and
    * `how` says which path of the program produces it.
    */
-  | { readonly how: string; readonly produce: () => CallToolResult };
+  | { readonly how: string; readonly produce: () => CallToolResult | Promise<CallToolResult> };
 
 /** Everything the contract and client tests need about one tool. */
 export interface ToolCases {
@@ -100,10 +103,29 @@ const BEYOND_ARGUMENTS: Readonly<Partial<Record<RefusalCode, RefusalCase>>> = {
     produce: shaped("cancelled", "The client cancelled this call."),
   },
   internal_error: {
-    how: "the sandbox, when its supervisor is gone (src/isolation/sandbox.ts)",
-    produce: shaped("internal_error", "The sandbox is not running."),
+    how: "the dispatcher, when a tool's result is outside its own output schema",
+    produce: malformedResult,
   },
 };
+
+/**
+ * `internal_error` for real: the program's dispatcher, given a raw result
+ * its tool's output schema does not admit, answers `internal_error` rather
+ * than pass it on (src/protocol/dispatch.ts).
+ */
+async function malformedResult(): Promise<CallToolResult> {
+  const [tool] = TOOLS;
+  const malformed = { kind: "ok", parts: [], structured: { not_a_field: true } } as const;
+  const sandbox = { run: () => Promise.resolve(malformed) } as Pick<Sandbox, "run"> as Sandbox;
+  const benign = TOOL_CASES[tool.name]?.benign ?? {};
+  const originalError = console.error;
+  console.error = () => {}; // the dispatcher logs the malformed result; expected here
+  try {
+    return await new ToolDispatcher(sandbox, { redactSecrets: true }).call(tool.name, benign);
+  } finally {
+    console.error = originalError;
+  }
+}
 
 /** Whether file modes bind this process (they do not for root, which reads a mode-000 file). */
 const PERMISSIONS_BIND = (() => {

@@ -1,15 +1,26 @@
 /**
- * End-to-end plumbing: the real program as a child process, reached either
- * through the SDK's own stdio client or as raw JSON lines on a pipe. Every
- * child is started with exactly the flags of `deno task devserver` (read
- * from `deno.json`) and a minimal environment.
+ * End-to-end plumbing: the real program as a child process, reached through
+ * the clients people run — the SDK v2 client, the SDK v1 client, the MCP
+ * Inspector CLI — or as raw JSON lines on a pipe. Every child is started
+ * with exactly the flags of `deno task devserver` (read from `deno.json`)
+ * and a minimal environment. Every tool result these helpers hand a test has
+ * passed `assertConformingResult` (its tool's published output schema,
+ * ADR-013's refusal shape, the response budget; ADR-020).
  *
  * @module
  */
 
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport as StdioClientTransportV1 } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { childEnv, REPO_ROOT, serveArgs } from "../../scripts/lib/program.ts";
+import { configFor } from "../helpers/fixtures.ts";
+import {
+  assertConformingResult,
+  type ConformanceLimits,
+  type ResultLike,
+} from "../helpers/schema.ts";
 
 export { childEnv, serveArgs };
 
@@ -25,8 +36,30 @@ export const META = {
 /** A fence opening, capturing its nonce. */
 export const FENCE_OPEN = /<untrusted-file-content id=([0-9a-f]{32})>/;
 
+/** The response budget a child started on `root` with `env` works to. */
+export function limitsFor(root: string, env: Record<string, string> = {}): ConformanceLimits {
+  return { maxResultChars: configFor(root, env).maxResultChars };
+}
+
+/**
+ * Makes `client.callTool` check every result it returns (ADR-020), whichever
+ * SDK the client comes from. Calls that throw (a -32602, a client-side
+ * validation error) throw as before.
+ */
+export function checkToolCalls(
+  client: { callTool: (params: { name: string }, ...rest: never[]) => Promise<ResultLike> },
+  limits: ConformanceLimits,
+): void {
+  const callTool = client.callTool.bind(client);
+  client.callTool = async (params: { name: string }, ...rest: never[]) => {
+    const result = await callTool(params, ...rest);
+    assertConformingResult(params.name, result, limits);
+    return result;
+  };
+}
+
 // ---------------------------------------------------------------------------
-// The SDK client over a real pipe
+// The SDK v2 client over a real pipe
 
 /** Which protocol era the SDK client negotiates. */
 export type Era = "modern" | "legacy";
@@ -74,7 +107,154 @@ export async function connectSdk(
     await close();
     throw error;
   }
+  checkToolCalls(
+    client as unknown as Parameters<typeof checkToolCalls>[0],
+    limitsFor(root, options.env),
+  );
   return { client, transport, stderr: () => stderr, [Symbol.asyncDispose]: close };
+}
+
+// ---------------------------------------------------------------------------
+// The SDK v1 client (`@modelcontextprotocol/sdk`, 2025 era) over a real pipe
+
+/** An SDK v1 client connected to a child server; closing it ends the child. */
+export interface SdkV1Session extends AsyncDisposable {
+  readonly client: ClientV1;
+  /** The child's stderr so far. */
+  stderr(): string;
+}
+
+/**
+ * Starts `devserver serve` through the v1 SDK's `StdioClientTransport` and
+ * connects its `Client` (`initialize`, 2025 era): what most editors embed.
+ * The v1 client validates `structuredContent` against the `outputSchema` it
+ * saw in `tools/list`, on `isError` results too, and throws when it does not
+ * match.
+ */
+export async function connectSdkV1(
+  root: string,
+  options: { env?: Record<string, string> } = {},
+): Promise<SdkV1Session> {
+  const transport = new StdioClientTransportV1({
+    command: Deno.execPath(),
+    args: serveArgs(root),
+    env: childEnv(options.env),
+    cwd: REPO_ROOT,
+    stderr: "pipe",
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk: Uint8Array | string) => {
+    stderr += typeof chunk === "string" ? chunk : new TextDecoder().decode(chunk);
+  });
+  const client = new ClientV1({ name: "devserver-e2e-v1", version: "0.0.0" });
+  const close = async () => {
+    await client.close().catch(() => {});
+    await transport.close().catch(() => {});
+  };
+  try {
+    await client.connect(transport);
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  checkToolCalls(
+    client as unknown as Parameters<typeof checkToolCalls>[0],
+    limitsFor(root, options.env),
+  );
+  return { client, stderr: () => stderr, [Symbol.asyncDispose]: close };
+}
+
+// ---------------------------------------------------------------------------
+// The MCP Inspector CLI as a child process
+
+/** The Inspector package as locked in `deno.json` (so `deno install --frozen` caches it). */
+export function inspectorSpecifier(): string {
+  const denoJson = JSON.parse(Deno.readTextFileSync(`${REPO_ROOT}/deno.json`));
+  const specifier: unknown = denoJson.imports?.["@modelcontextprotocol/inspector"];
+  if (typeof specifier !== "string") throw new Error("deno.json does not import the Inspector");
+  return specifier;
+}
+
+/** One Inspector CLI run: its exit code, its JSON answer (`--format json`) and stderr. */
+export interface InspectorRun {
+  readonly code: number;
+  /** stdout's JSON lines: `{ result }` with what the server answered. */
+  readonly answers: Array<{ result?: Record<string, unknown> }>;
+  /** stderr's JSON lines: the Inspector's error envelopes, `{ error: { code, message } }`. */
+  readonly errors: Array<{ error?: { code?: string; message?: string } }>;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/**
+ * Runs `inspector --cli --format json <inspectorArgs> -- <devserver serve on root>`
+ * under Deno, offline (`--cached-only`) against the lockfile, exactly as a
+ * user would (`deno run -A npm:@modelcontextprotocol/inspector --cli …`).
+ * The server gets the same minimal environment as every other child
+ * (passed with `-e`, since the Inspector starts it with a default one).
+ * A `tools/call` result is checked against its tool's contract (ADR-020).
+ */
+export async function runInspector(
+  root: string,
+  inspectorArgs: string[],
+  env: Record<string, string> = {},
+): Promise<InspectorRun> {
+  const serverEnv = Object.entries(childEnv(env))
+    .filter(([name]) => name !== "PATH" && name !== "HOME")
+    .flatMap(([name, value]) => ["-e", `${name}=${value}`]);
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      "--frozen",
+      "--cached-only",
+      "--quiet",
+      inspectorSpecifier(),
+      "--cli",
+      "--format",
+      "json",
+      "--connect-timeout",
+      "30000",
+      ...serverEnv,
+      ...inspectorArgs,
+      "--",
+      Deno.execPath(),
+      ...serveArgs(root),
+    ],
+    cwd: REPO_ROOT,
+    // The Inspector itself is not ours to cover: only the server it starts gets the coverage dir.
+    env: Object.fromEntries(
+      Object.entries(childEnv()).filter(([name]) => name !== "DENO_COVERAGE_DIR"),
+    ),
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const decoder = new TextDecoder();
+  const stdout = decoder.decode(out.stdout);
+  const stderr = decoder.decode(out.stderr);
+  const answers = jsonLines(stdout);
+  const errors = jsonLines(stderr);
+  const run = { code: out.code, answers, errors, stdout, stderr };
+  const toolName = inspectorArgs[inspectorArgs.indexOf("--tool-name") + 1];
+  const result = answers[0]?.result;
+  if (inspectorArgs.includes("tools/call") && result !== undefined) {
+    assertConformingResult(toolName, result, limitsFor(root, env));
+  }
+  return run;
+}
+
+/** The lines of `text` that are JSON objects, parsed (other lines are the Inspector's notes). */
+function jsonLines(text: string): Array<Record<string, never>> {
+  return text.split("\n").flatMap((line) => {
+    if (!line.startsWith("{")) return [];
+    try {
+      return [JSON.parse(line)];
+    } catch {
+      return [];
+    }
+  });
 }
 
 // ---------------------------------------------------------------------------
@@ -107,7 +287,10 @@ export class RawServer implements AsyncDisposable {
   #ended = false;
   #nextId = 1;
 
+  readonly #limits: ConformanceLimits;
+
   constructor(root: string, env: Record<string, string> = {}) {
+    this.#limits = limitsFor(root, env);
     this.child = new Deno.Command(Deno.execPath(), {
       args: serveArgs(root),
       cwd: REPO_ROOT,
@@ -148,11 +331,20 @@ export class RawServer implements AsyncDisposable {
     return this.write(JSON.stringify(message) + "\n");
   }
 
-  /** Sends a request (with `params` as given) and waits for its response. */
+  /**
+   * Sends a request (with `params` as given) and waits for its response. The
+   * result of a `tools/call` for a named tool is checked against its tool's
+   * contract (ADR-020).
+   */
   async request(method: string, params?: unknown): Promise<RpcResponse> {
     const id = this.nextId();
     await this.send({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) });
-    return await this.responseFor(id);
+    const response = await this.responseFor(id);
+    const name = (params as { name?: unknown } | undefined)?.name;
+    if (method === "tools/call" && response.result && typeof name === "string") {
+      assertConformingResult(name, response.result, this.#limits);
+    }
+    return response;
   }
 
   /** Sends a 2026-07-28 request: `params` plus the `_meta` envelope. */

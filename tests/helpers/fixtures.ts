@@ -6,14 +6,15 @@
  */
 
 import { join } from "node:path";
-import type { CallToolResult } from "@modelcontextprotocol/server";
+import { type CallToolResult, ProtocolError } from "@modelcontextprotocol/server";
 import { createDevServer, type DevServer, sandboxSettings } from "../../src/app.ts";
 import { type Config, loadConfig } from "../../src/config/load.ts";
-import { shapeToolResult } from "../../src/content/pipeline.ts";
-import { refusal } from "../../src/contract/refusal.ts";
+import type { Sandbox } from "../../src/isolation/sandbox.ts";
+import { ToolDispatcher } from "../../src/protocol/dispatch.ts";
 import { TOOLS } from "../../src/tools/registry.ts";
 import { type CallHooks, createToolContext, runTool } from "../../src/tools/runtime.ts";
 import type { ToolContext } from "../../src/tools/types.ts";
+import { assertConformingResult, type ConformanceLimits } from "./schema.ts";
 
 /** One entry of a fixture workspace. */
 export type FixtureEntry =
@@ -73,13 +74,34 @@ export function configFor(root: string, env: Record<string, string> = {}): Confi
   return loadConfig(env, { workspaceFlag: root, cwd: root });
 }
 
-/** An in-process server (real sandbox workers) that closes itself on dispose. */
+/**
+ * An in-process server (real sandbox workers) that closes itself on dispose.
+ * Every result its dispatcher produces — through `dispatcher.call` or the
+ * protocol layer above it — is checked against the tool's published output
+ * schema and the response budget (`assertConformingResult`); a result that
+ * breaks the contract throws in the test that produced it.
+ */
 export function startServer(
   root: string,
   env: Record<string, string> = {},
 ): DevServer & Disposable {
   const server = createDevServer(configFor(root, env));
+  checkEveryResult(server.dispatcher, server.config);
   return Object.assign(server, { [Symbol.dispose]: () => server.close() });
+}
+
+/**
+ * Wraps `dispatcher.call` so every result it returns is checked against the
+ * published output schema of its tool and the response budget in `limits`.
+ * Protocol errors (-32602) pass through unchecked: they are not results.
+ */
+export function checkEveryResult(dispatcher: ToolDispatcher, limits: ConformanceLimits): void {
+  const call = dispatcher.call.bind(dispatcher);
+  dispatcher.call = async (name: string, args: unknown): Promise<CallToolResult> => {
+    const result = await call(name, args);
+    assertConformingResult(name, result, limits);
+    return result;
+  };
 }
 
 /** The text of a result's first text block. */
@@ -103,24 +125,29 @@ export function directContext(
 }
 
 /**
- * Calls tool `name` directly in this thread — input validation, handler,
- * result pipeline — as the dispatcher would, without workers. A raw
- * `invalid_params` (a -32602 in the protocol) is returned as `{ invalidParams }`.
+ * Calls tool `name` directly in this thread through the program's own
+ * dispatcher — input validation, handler, result pipeline, output check —
+ * with the handler run in this thread instead of a worker. A -32602 (an
+ * unknown tool, a raw `invalid_params`) is returned as `{ invalidParams }`.
+ * Every result is checked like `startServer`'s (`assertConformingResult`).
  */
 export async function callDirect(
   context: ToolContext,
   name: string,
   args: unknown,
+  options: { redactSecrets?: boolean } = {},
 ): Promise<CallToolResult | { invalidParams: string }> {
-  const tool = TOOLS.find((t) => t.name === name);
-  if (!tool) throw new Error(`no tool ${name}`);
-  const parsed = tool.input.safeParse(args ?? {});
-  if (!parsed.success) {
-    return shapeToolResult(refusal("invalid_arguments", parsed.error.message), {
-      redactSecrets: true,
-    });
+  const inThisThread = {
+    run: (tool: string, validated: unknown) => runTool(TOOLS, tool, validated, context),
+  } as Pick<Sandbox, "run"> as Sandbox;
+  const dispatcher = new ToolDispatcher(inThisThread, {
+    redactSecrets: options.redactSecrets ?? true,
+  });
+  checkEveryResult(dispatcher, context.limits);
+  try {
+    return await dispatcher.call(name, args);
+  } catch (error) {
+    if (error instanceof ProtocolError) return { invalidParams: error.message };
+    throw error;
   }
-  const raw = await runTool(TOOLS, name, parsed.data, context);
-  if (raw.kind === "invalid_params") return { invalidParams: raw.message };
-  return shapeToolResult(raw, { redactSecrets: true });
 }

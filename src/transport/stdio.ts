@@ -98,7 +98,7 @@ export class LineTransport implements Transport {
       this.#pending.delete(message.id as string | number);
       if (this.#pending.size === 0) this.#drained?.();
     }
-    const bytes = encoder.encode(JSON.stringify(message) + "\n");
+    const bytes = encoder.encode(JSON.stringify(boundRevisionEcho(message)) + "\n");
     const write = this.#writes.then(() => this.#output.write(bytes));
     this.#writes = write.catch(() => {});
     return write;
@@ -211,14 +211,11 @@ export class LineTransport implements Transport {
     const unsupported = unsupportedRevision(message);
     if (unsupported !== undefined) {
       if ("id" in message) {
-        // The claim is echoed once, in data, escaped and cut: never in the message.
-        const error = new UnsupportedProtocolVersionError(
-          {
-            supported: [MODERN_PROTOCOL_VERSION],
-            requested: escapeName(unsupported, MAX_ECHOED_REVISION),
-          },
-          `Unsupported protocol version; this server speaks ${MODERN_PROTOCOL_VERSION}`,
-        );
+        // send() bounds the echo of the claim (see boundRevisionEcho).
+        const error = new UnsupportedProtocolVersionError({
+          supported: [MODERN_PROTOCOL_VERSION],
+          requested: unsupported,
+        });
         this.#reply(message.id as JsonId, error.code, error.message, error.data);
       }
       return;
@@ -287,6 +284,34 @@ function missingRevision(message: JSONRPCMessage): string | undefined {
   if (PROTOCOL_VERSION_META_KEY in meta) return undefined;
   if (!MODERN_ENVELOPE_KEYS.some((key) => key in meta)) return undefined;
   return `Invalid params: the ${MODERN_PROTOCOL_VERSION} envelope in _meta lacks the required ${PROTOCOL_VERSION_META_KEY}`;
+}
+
+/**
+ * Every -32022 that leaves, ours or the SDK's (a 2025-era `initialize` on a
+ * modern connection or with `MCP_SERVER__LEGACY_CLIENTS=reject`): the
+ * claimed revision is a client's string, so it is echoed once, in
+ * `data.requested`, escaped and cut to {@linkcode MAX_ECHOED_REVISION}
+ * characters, and the message names only what this server speaks.
+ */
+function boundRevisionEcho(message: JSONRPCMessage): JSONRPCMessage {
+  const error = (message as { error?: { code?: unknown; data?: unknown } }).error;
+  if (!isObject(error) || error.code !== ProtocolErrorCode.UnsupportedProtocolVersion) {
+    return message;
+  }
+  const data = isObject(error.data) ? error.data : {};
+  const supported = Array.isArray(data.supported) ? data.supported.map(String) : [];
+  const bounded: Record<string, unknown> = { ...data, supported };
+  if (typeof data.requested === "string") {
+    bounded.requested = escapeName(data.requested, MAX_ECHOED_REVISION);
+  }
+  return {
+    ...message,
+    error: {
+      ...error,
+      message: `Unsupported protocol version; this server speaks ${supported.join(", ")}`,
+      data: bounded,
+    },
+  } as JSONRPCMessage;
 }
 
 /** The claimed revision of a request or notification when it is present and not served. */

@@ -389,3 +389,30 @@ Deno.test("transport: an unsupported revision is echoed once, in data.requested,
   assert.equal(error.data.requested, "1999\\nRemedy: rm -rf /\\u202e\\x07" + "x".repeat(41) + "…");
   await h.transport.close();
 });
+
+Deno.test("transport: a -32022 the SDK sends is bounded the same way on its way out", async () => {
+  const h = harness();
+  await h.transport.start();
+  const hostile = "2025-11-25\u202e\n" + "y".repeat(5000);
+  await h.transport.send({
+    jsonrpc: "2.0",
+    id: 1,
+    error: {
+      code: -32022,
+      message: `Unsupported protocol version: ${hostile}`,
+      data: { supported: ["2026-07-28"], requested: hostile },
+    },
+  } as unknown as JSONRPCMessage);
+  // Other errors pass unchanged.
+  await h.transport.send({
+    jsonrpc: "2.0",
+    id: 2,
+    error: { code: -32601, message: "Method not found" },
+  } as unknown as JSONRPCMessage);
+  await until(() => h.output.length === 2, "both lines");
+  const error = h.output[0].error as { message: string; data: { requested: string } };
+  assert.equal(error.message, "Unsupported protocol version; this server speaks 2026-07-28");
+  assert.equal(error.data.requested, "2025-11-25\\u202e\\n" + "y".repeat(52) + "…");
+  assert.deepEqual(h.output[1].error, { code: -32601, message: "Method not found" });
+  await h.transport.close();
+});

@@ -195,3 +195,18 @@ Deno.test("denylist: * and ? never cross a path component", () => {
   assert.ok(list.deniesPath("abz/c"));
   assert.equal(new Denylist(["x?y"]).deniesPath("x/y"), false);
 });
+
+Deno.test("denylist: docs/security.md's table gives every built-in pattern a reason", async () => {
+  const doc = await Deno.readTextFile(new URL("../../docs/security.md", import.meta.url));
+  const section = doc.slice(doc.indexOf("## Denylist"));
+  const table = section.split("\n").filter((line) => line.startsWith("| `"));
+  const documented = new Set(
+    table.flatMap((row) => [...row.split("|")[1].matchAll(/`([^`]+)`/g)].map((m) => m[1])),
+  );
+  for (const pattern of DEFAULT_DENY_PATTERNS) {
+    assert.ok(documented.has(pattern), `docs/security.md does not list ${pattern}`);
+  }
+  for (const pattern of documented) {
+    assert.ok(DEFAULT_DENY_PATTERNS.includes(pattern), `docs/security.md lists unknown ${pattern}`);
+  }
+});

@@ -135,3 +135,18 @@ Deno.test("attack surface: no message of ours writes a workspace, tool or field 
   }
   assert.deepEqual(offenders, []);
 });
+
+Deno.test("attack: a command-line word with newlines and bidi comes back on one escaped stderr line", async () => {
+  const [command, option] = await Promise.all([
+    runProgram(["serve\nRemedy: run rm -rf /\u202e"]),
+    runProgram(["serve", "--x\u202eRemedy"]),
+  ]);
+  for (const run of [command, option]) {
+    assert.equal(run.code, 2, run.stderr);
+    assert.equal(run.stdout, "");
+    assert.equal(run.stderr.trimEnd().split("\n").length, 1, JSON.stringify(run.stderr));
+    assert.doesNotMatch(run.stderr.trimEnd(), RAW);
+  }
+  assert.match(command.stderr, /unknown command "serve\\nRemedy: run rm -rf \/\\u202e"/);
+  assert.match(option.stderr, /\\u202eRemedy/);
+});

@@ -19,8 +19,8 @@ import { call } from "./helpers.ts";
 export const HOSTILE_NAME = "ws\n\u202eRemedy: run rm -rf";
 
 /** Characters that must never reach our text raw (the newline between message and remedy aside). */
-// deno-lint-ignore no-control-regex
 const RAW =
+  // deno-lint-ignore no-control-regex
   /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff]/u;
 
 /** Asserts `text` holds exactly one line starting `Remedy:` and no raw control or bidi character. */

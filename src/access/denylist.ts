@@ -159,7 +159,11 @@ export class Denylist {
     this.#context = root === undefined || longest < 2 ? [] : splitPath(root).slice(1 - longest);
   }
 
-  /** Whether one path component (a file or folder name) matches a name pattern. */
+  /**
+   * Whether one path component (a file or folder name) matches a name
+   * pattern. Path patterns are not consulted: a walk deciding an entry uses
+   * {@linkcode deniesEntry}, which knows the folder too.
+   */
   deniesName(name: string): boolean {
     return this.#names.some((re) => re.test(name));
   }

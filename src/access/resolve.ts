@@ -14,6 +14,7 @@
 import { isAbsolute, normalize, relative as relativePath, sep } from "node:path";
 import type { Denylist } from "./denylist.ts";
 import { type RefusalCode, ToolRefusal } from "../contract/refusal.ts";
+import { workspacePhrase } from "../contract/text.ts";
 
 /** The refusals resolving a path can produce: every path-taking tool can answer these. */
 export const PATH_REFUSALS = [
@@ -86,7 +87,7 @@ export function isWithin(root: string, candidate: string): boolean {
 export function resolveInWorkspace(policy: ContainmentPolicy, userPath: string): ResolvedPath {
   const refuse = (code: ConstructorParameters<typeof ToolRefusal>[0], message: string) =>
     new ToolRefusal(code, message);
-  const ws = `workspace "${policy.workspaceName}"`;
+  const ws = workspacePhrase(policy.workspaceName);
   if (userPath.includes("\0")) throw refuse("invalid_path", "The path contains a NUL byte.");
   if (userPath.length > PATH_LIMITS.maxLength) {
     throw refuse("invalid_path", `The path is longer than ${PATH_LIMITS.maxLength} characters.`);
@@ -121,6 +122,9 @@ export function resolveInWorkspace(policy: ContainmentPolicy, userPath: string):
   }
 
   let current = policy.root;
+  // The path as given so far (`..` taken lexically): a path pattern such as
+  // `gh/hosts.yml` is denied whether the folders it names are real or links.
+  const given: string[] = [];
   for (let i = 0; i < components.length; i++) {
     const component = components[i];
     const last = i === components.length - 1;
@@ -129,14 +133,20 @@ export function resolveInWorkspace(policy: ContainmentPolicy, userPath: string):
         throw refuse("outside_workspace", `The path climbs above the ${ws}.`);
       }
       current = current.slice(0, current.lastIndexOf(sep)) || sep;
+      given.pop();
       continue;
     }
-    // Denied names are refused before the filesystem is asked, and a link is
-    // refused as soon as it leads into a denied place: whether something
+    // Denied entries are refused before the filesystem is asked (the folder
+    // so far, as given and as resolved, and the name decide it), and a link
+    // is refused as soon as it leads into a denied place: whether something
     // exists under a denied name is never told apart from "denied".
-    if (policy.denylist.deniesName(component)) {
+    if (
+      policy.denylist.deniesEntry(given.join("/"), component) ||
+      policy.denylist.deniesEntry(relativeOf(policy.root, current), component)
+    ) {
       throw refuse("denied_path", `That path is on the denylist of the ${ws}.`);
     }
+    given.push(component);
     const next = current === sep ? sep + component : current + sep + component;
     const info = lstatOrRefuse(next, ws);
     if (!info.isSymlink) {
@@ -156,21 +166,24 @@ export function resolveInWorkspace(policy: ContainmentPolicy, userPath: string):
     if (!isWithin(policy.root, target)) {
       throw refuse("outside_workspace", `The path leads through a link to outside the ${ws}.`);
     }
-    if (policy.denylist.deniesPath(relativePath(policy.root, target).split(sep).join("/"))) {
+    if (policy.denylist.deniesPath(relativeOf(policy.root, target))) {
       throw refuse("denied_path", `That path is on the denylist of the ${ws}.`);
     }
     current = target;
   }
 
-  const relative = current === policy.root
-    ? ""
-    : relativePath(policy.root, current).split(sep).join("/");
+  const relative = relativeOf(policy.root, current);
   if (policy.denylist.deniesPath(relative)) {
     throw refuse("denied_path", `That path is on the denylist of the ${ws}.`);
   }
   const pinnedAt = Date.now();
   const { info, ancestors } = pin(policy.root, current, ws);
   return { absolute: current, relative, info, ancestors, pinnedAt };
+}
+
+/** `absolute` (the root or a place under it) as a `/`-separated workspace-relative path. */
+function relativeOf(root: string, absolute: string): string {
+  return absolute === root ? "" : relativePath(root, absolute).split(sep).join("/");
 }
 
 /**

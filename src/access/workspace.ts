@@ -20,6 +20,7 @@ import {
 } from "./resolve.ts";
 import type { ResolvedPath } from "./resolve.ts";
 import { ToolRefusal } from "../contract/refusal.ts";
+import { workspacePhrase } from "../contract/text.ts";
 import { constants as fsConstants } from "node:fs";
 import { type FileHandle, open as openFile } from "node:fs/promises";
 
@@ -91,7 +92,7 @@ export class Workspace {
 
   constructor(policy: ContainmentPolicy) {
     this.policy = policy;
-    this.#ws = `workspace "${policy.workspaceName}"`;
+    this.#ws = workspacePhrase(policy.workspaceName);
   }
 
   /** Resolves a user's path (see {@linkcode resolveInWorkspace}). */
@@ -183,7 +184,7 @@ export class Workspace {
       for await (const dirEntry of Deno.readDir(target.absolute)) {
         const name = dirEntry.name;
         names.push(name);
-        if (this.policy.denylist.deniesName(name)) {
+        if (this.policy.denylist.deniesEntry(target.relative, name)) {
           deniedCount++;
           continue;
         }

@@ -7,6 +7,7 @@
 
 import { parseArgs } from "node:util";
 import { nearestName } from "../config/suggest.ts";
+import { escapeName, quoteName } from "../contract/text.ts";
 
 /** A command-line mistake: printed as one line, exit code 2. */
 export class UsageError extends Error {
@@ -56,7 +57,7 @@ export function parseCommandLine(argv: string[], commands: readonly CommandSynta
       },
     });
   } catch (error) {
-    throw new UsageError((error as Error).message.split("\n")[0]);
+    throw new UsageError(escapeName((error as Error).message.split("\n")[0], 200));
   }
   const { values, positionals } = parsed;
   const command: string = positionals[0] ?? (values.version ? "version" : "help");
@@ -65,7 +66,8 @@ export function parseCommandLine(argv: string[], commands: readonly CommandSynta
     const names = commands.map((c) => c.name.toUpperCase());
     const hint = nearestName(command.toUpperCase(), names);
     throw new UsageError(
-      `unknown command "${command}"` + (hint ? ` (did you mean ${hint.toLowerCase()}?)` : "") +
+      `unknown command ${quoteName(command)}` +
+        (hint ? ` (did you mean ${hint.toLowerCase()}?)` : "") +
         "; run devserver help",
     );
   }

@@ -10,6 +10,7 @@
 import { createDevServer } from "../app.ts";
 import { type Config, ConfigError } from "../config/load.ts";
 import { SETTINGS } from "../config/schema.ts";
+import { quoteName } from "../contract/text.ts";
 import { Denylist } from "../access/denylist.ts";
 import { dropMainThreadPermissions, reportPermissions } from "../isolation/permissions.ts";
 import { TOOLS } from "../tools/registry.ts";
@@ -37,7 +38,7 @@ export async function runDoctor(args: ParsedArgs): Promise<number> {
   }
   const overridden = SETTINGS.filter((s) => Deno.env.get(s.env) !== undefined).map((s) => s.env);
   ok(`configuration (${overridden.length ? "set: " + overridden.join(", ") : "all defaults"})`);
-  ok(`workspace ${config.workspaceRoot} (environment: ${config.environment})`);
+  ok(`workspace ${quoteName(config.workspaceRoot, 240)} (environment: ${config.environment})`);
   info(
     `limits: file ${config.maxFileBytes} bytes, ${config.maxLines} lines per read, ` +
       `${config.listPageSize} entries per page, ${config.toolTimeoutMs} ms per call, ` +

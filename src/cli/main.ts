@@ -8,6 +8,7 @@
  */
 
 import { ConfigError } from "../config/load.ts";
+import { escapeName, quoteName } from "../contract/text.ts";
 import { setLogLevel } from "../log.ts";
 import { dropMainThreadPermissions } from "../isolation/permissions.ts";
 import { parseCommandLine, type ParsedArgs, UsageError } from "./args.ts";
@@ -35,7 +36,7 @@ export async function main(argv: string[]): Promise<number> {
     const topic = args.rest[0];
     const about = topic === undefined ? undefined : findCommand(topic);
     if (topic !== undefined && !about) {
-      return fail(new UsageError(`no help for "${topic}"; run devserver help`));
+      return fail(new UsageError(`no help for ${quoteName(topic)}; run devserver help`));
     }
     console.log(about ? about.help : mainHelp());
     return 0;
@@ -55,7 +56,11 @@ function fail(error: unknown): number {
     console.error(`devserver: ${error.message}`);
     return 2;
   }
-  console.error(`devserver: unexpected error: ${error instanceof Error ? error.message : error}`);
+  console.error(
+    `devserver: unexpected error: ${
+      escapeName(String(error instanceof Error ? error.message : error), 500)
+    }`,
+  );
   return 2;
 }
 

@@ -9,6 +9,7 @@
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { createDevServer, longestCallMs } from "../app.ts";
 import type { Config } from "../config/load.ts";
+import { workspacePhrase } from "../contract/text.ts";
 import { log } from "../log.ts";
 import { dropMainThreadPermissions, reportPermissions } from "../isolation/permissions.ts";
 import { LineTransport } from "../transport/stdio.ts";
@@ -25,7 +26,7 @@ export async function runServe(config: Config, _args: ParsedArgs): Promise<numbe
     "main thread permissions after start: " +
       Object.entries(held).map(([name, state]) => `${name}=${state}`).join(" "),
   );
-  log("info", `serving workspace "${config.workspaceName}" over ${config.transport}`);
+  log("info", `serving ${workspacePhrase(config.workspaceName)} over ${config.transport}`);
   const closed = Promise.withResolvers<void>();
   const transport = new LineTransport(Deno.stdin.readable, Deno.stdout.writable, {
     maxLineBytes: config.maxLineBytes,

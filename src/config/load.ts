@@ -8,6 +8,8 @@
  */
 
 import { isAbsolute, parse as parsePath, resolve } from "node:path";
+import { Denylist, patternProblem } from "../access/denylist.ts";
+import { quoteName } from "../contract/text.ts";
 import { type ConfigValues, SETTINGS, type SettingSpec } from "./schema.ts";
 import { nearestName } from "./suggest.ts";
 
@@ -76,6 +78,7 @@ export function loadConfig(env: Record<string, string>, options: LoadOptions): C
     workspaceRoot,
     workspaceName: parsePath(workspaceRoot).base || "/",
   };
+  checkNotDenied(config, source);
   if (config.environment === "production") checkProduction(config, options.homeDir);
   return Object.freeze(config);
 }
@@ -120,11 +123,14 @@ function parseSetting(spec: SettingSpec, text: string): unknown {
         throw new ConfigError(`${spec.env} takes at most ${kind.maxItems} entries`);
       }
       for (const item of items) {
-        if (item.length > kind.maxItemLength || item.includes("/") || item.includes("\0")) {
+        const problem = item.length > kind.maxItemLength
+          ? `is longer than ${kind.maxItemLength} characters`
+          : patternProblem(item);
+        if (problem !== undefined) {
           throw new ConfigError(
-            `${spec.env} entries are single names or globs of at most ${kind.maxItemLength} characters without "/", got ${
+            `${spec.env} entries are names or name/name paths (globs with * and ?); ${
               quote(item)
-            }`,
+            } ${problem}`,
           );
         }
       }
@@ -133,9 +139,13 @@ function parseSetting(spec: SettingSpec, text: string): unknown {
   }
 }
 
-function quote(text: string): string {
-  return JSON.stringify(text.length > 80 ? text.slice(0, 80) + "…" : text);
+/** A value or path as it may stand in our one-line messages: escaped, bounded, quoted. */
+function quote(text: string, max?: number): string {
+  return quoteName(text, max);
 }
+
+/** The longest a path stands in a start-up message (longer ones are cut, marked with `…`). */
+const MAX_QUOTED_PATH = 240;
 
 function resolveWorkspace(text: string, cwd: string, source: string): string {
   const absolute = isAbsolute(text) ? text : resolve(cwd, text);
@@ -144,14 +154,39 @@ function resolveWorkspace(text: string, cwd: string, source: string): string {
     real = Deno.realPathSync(absolute);
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) {
-      throw new ConfigError(`the workspace from ${source} does not exist: ${absolute}`);
+      throw new ConfigError(
+        `the workspace from ${source} does not exist: ${quote(absolute, MAX_QUOTED_PATH)}`,
+      );
     }
-    throw new ConfigError(`the workspace from ${source} cannot be opened: ${absolute}`);
+    throw new ConfigError(
+      `the workspace from ${source} cannot be opened: ${quote(absolute, MAX_QUOTED_PATH)}`,
+    );
   }
   if (!Deno.statSync(real).isDirectory) {
-    throw new ConfigError(`the workspace from ${source} is not a directory: ${absolute}`);
+    throw new ConfigError(
+      `the workspace from ${source} is not a directory: ${quote(absolute, MAX_QUOTED_PATH)}`,
+    );
   }
   return real;
+}
+
+/**
+ * Refuses a workspace that is itself a denied place, or lies in one
+ * (`repo/.git`, `~/.ssh`, `~/.config/gcloud`): everything in it would be
+ * served. Checked in every environment, on the path as given and as resolved.
+ */
+function checkNotDenied(config: Config, source: string): void {
+  const denylist = new Denylist(config.denyExtra);
+  for (const path of [config.workspace, config.workspaceRoot]) {
+    const place = denylist.deniedPlaceOf(path);
+    if (place !== undefined) {
+      throw new ConfigError(
+        `the workspace from ${source} is or lies in a denied place (${
+          quote(place.split("/").pop()!)
+        }, on the denylist), so nothing in it may be served; choose the repository folder that contains it`,
+      );
+    }
+  }
 }
 
 function checkProduction(config: Config, homeDir: string | undefined): void {

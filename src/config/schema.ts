@@ -95,7 +95,7 @@ export const SETTINGS: readonly SettingSpec[] = [
     kind: { type: "list", maxItems: 256, maxItemLength: 256 },
     defaultText: "",
     doc:
-      "Comma-separated extra names or `*` globs to deny (case-insensitive, matched on every path component). Extends the built-in denylist; nothing removes from it.",
+      "Comma-separated extra patterns to deny, case-insensitive, with `*` and `?` globs: a name (`*.secret`) is matched on every path component, a path of names (`tools/token.txt`) on whole components at the end of a path. Extends the built-in denylist; nothing removes from it.",
   },
   {
     env: "MCP_SANDBOX__TOOL_TIMEOUT_MS",

@@ -42,11 +42,32 @@ export function escapeControlCharacters(text: string): string {
 export const MAX_QUOTED_NAME = 80;
 
 /**
- * A name as it may appear in text of ours: control, bidi and invisible
- * characters escaped, cut to `max` characters (marked with `…`), and quoted.
+ * A name as it may appear, unquoted, in text of ours: cut to `max`
+ * characters (code points; a cut is marked with `…`), then control, bidi and
+ * invisible characters escaped. Never holds a line break.
+ */
+export function escapeName(name: string, max: number = MAX_QUOTED_NAME): string {
+  return escapeControlCharacters(cut(name, max));
+}
+
+/**
+ * A name as it may appear in text of ours: cut to `max` characters (marked
+ * with `…`), backslashes and double quotes escaped, control, bidi and
+ * invisible characters escaped, and quoted — so it can neither end the
+ * quotes, nor start a line, nor reorder what follows it.
  */
 export function quoteName(name: string, max: number = MAX_QUOTED_NAME): string {
-  const chars = Array.from(name);
-  const short = chars.length > max ? chars.slice(0, max).join("") + "…" : name;
-  return `"${escapeControlCharacters(short).replaceAll('"', '\\"')}"`;
+  const escaped = cut(name, max).replaceAll("\\", "\\\\").replaceAll('"', '\\"');
+  return `"${escapeControlCharacters(escaped)}"`;
+}
+
+/** How our messages name the workspace: `workspace "<folder name>"`, the name quoted. */
+export function workspacePhrase(workspaceName: string): string {
+  return `workspace ${quoteName(workspaceName)}`;
+}
+
+function cut(text: string, max: number): string {
+  if (text.length <= max) return text; // fewer UTF-16 units than max: fewer code points too
+  const chars = Array.from(text);
+  return chars.length > max ? chars.slice(0, max).join("") + "…" : text;
 }

@@ -15,6 +15,7 @@ import {
 import type { z } from "zod";
 import { shapeToolResult } from "../content/pipeline.ts";
 import { refusal } from "../contract/refusal.ts";
+import { escapeName, quoteName } from "../contract/text.ts";
 import type { RawToolResult } from "../contract/result.ts";
 import { log } from "../log.ts";
 import type { Sandbox } from "../isolation/sandbox.ts";
@@ -40,7 +41,10 @@ export class ToolDispatcher {
   async call(name: string, args: unknown): Promise<CallToolResult> {
     const tool = findTool(name);
     if (!tool) {
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${printable(name)}`);
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Unknown tool: ${quoteName(String(name), MAX_ECHOED_NAME)}`,
+      );
     }
     const parsed = tool.input.safeParse(args ?? {});
     if (!parsed.success) {
@@ -83,16 +87,18 @@ export class ToolDispatcher {
 /** A schema failure as one line: which fields, what was wrong. Values are never echoed. */
 function describeIssues(error: z.ZodError): string {
   const issues = error.issues.slice(0, 5).map((issue) => {
-    const where = issue.path.length ? issue.path.join(".") : "arguments";
+    // Field names come from the client: escaped and bounded like any name.
+    const where = issue.path.length
+      ? escapeName(issue.path.map(String).join("."), MAX_ECHOED_NAME)
+      : "arguments";
     if (issue.code === "unrecognized_keys") {
-      return `${where}: unknown field(s) ${issue.keys.map((k) => printable(k)).join(", ")}`;
+      const keys = issue.keys.slice(0, 5).map((k) => quoteName(k, MAX_ECHOED_NAME));
+      return `${where}: unknown field(s) ${keys.join(", ")}${issue.keys.length > 5 ? ", …" : ""}`;
     }
-    return `${where}: ${issue.message}`;
+    return `${where}: ${escapeName(issue.message, 200)}`;
   });
   return "Invalid arguments: " + issues.join("; ") + ".";
 }
 
-function printable(text: string): string {
-  const short = text.length > 64 ? text.slice(0, 64) + "…" : text;
-  return JSON.stringify(short);
-}
+/** The longest a client's name (a tool, a field) is echoed in our messages, in characters. */
+const MAX_ECHOED_NAME = 64;

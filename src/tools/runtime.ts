@@ -23,7 +23,7 @@ export function workspaceFor(settings: ToolSettings): Workspace {
     root: settings.root,
     configuredRoot: settings.configuredRoot,
     workspaceName: settings.workspaceName,
-    denylist: new Denylist(settings.denyExtra),
+    denylist: new Denylist(settings.denyExtra, settings.root),
     followSymlinks: settings.followSymlinks,
   });
 }

@@ -6,7 +6,12 @@
  * - an over-long line is skipped as it arrives (never buffered whole) and
  *   answered -32700;
  * - every request's protocol revision claim is checked, not only the first:
- *   an unsupported one is answered -32022 naming the supported revisions;
+ *   an unsupported one is answered -32022 naming the supported revisions
+ *   (the claimed one is echoed once, in `data.requested`, escaped and cut);
+ * - a request whose `params` is not an object, or whose `params._meta` is
+ *   not one, is answered -32602 (Invalid params), as is a request that
+ *   carries the 2026-07-28 envelope (`io.modelcontextprotocol/clientCapabilities`
+ *   or `…/clientInfo`) without its required protocol version;
  * - notifications are never answered.
  *
  * Everything else is handed to the SDK's `serveStdio` unchanged.
@@ -21,6 +26,7 @@ import {
   type Transport,
   UnsupportedProtocolVersionError,
 } from "@modelcontextprotocol/server";
+import { escapeName } from "../contract/text.ts";
 import { MODERN_PROTOCOL_VERSION, PROTOCOL_VERSION_META_KEY } from "../version.ts";
 
 /** Options for {@linkcode LineTransport}. */
@@ -35,6 +41,15 @@ export interface LineTransportOptions {
 }
 
 type JsonId = string | number | null;
+
+/** The longest a claimed revision is echoed back (in `data.requested`), in characters. */
+export const MAX_ECHOED_REVISION = 64;
+
+/** Request `_meta` keys only the 2026-07-28 envelope defines (besides the protocol version). */
+const MODERN_ENVELOPE_KEYS = [
+  "io.modelcontextprotocol/clientCapabilities",
+  "io.modelcontextprotocol/clientInfo",
+];
 
 const NEWLINE = 0x0a;
 const decoder = new TextDecoder();
@@ -83,7 +98,7 @@ export class LineTransport implements Transport {
       this.#pending.delete(message.id as string | number);
       if (this.#pending.size === 0) this.#drained?.();
     }
-    const bytes = encoder.encode(JSON.stringify(message) + "\n");
+    const bytes = encoder.encode(JSON.stringify(boundRevisionEcho(message)) + "\n");
     const write = this.#writes.then(() => this.#output.write(bytes));
     this.#writes = write.catch(() => {});
     return write;
@@ -169,6 +184,14 @@ export class LineTransport implements Transport {
       message = parseJSONRPCMessage(value);
     } catch {
       const id = idOf(value);
+      const badParams = invalidParams(value);
+      if (badParams !== undefined) {
+        // A request that is well-formed but for its params: -32602, not -32600.
+        if (id !== undefined && id !== null) {
+          this.#reply(id, ProtocolErrorCode.InvalidParams, `Invalid params: ${badParams}`);
+        }
+        return;
+      }
       if (!isObject(value) || !("method" in value) || id !== undefined) {
         this.#reply(
           id ?? null,
@@ -178,9 +201,17 @@ export class LineTransport implements Transport {
       }
       return;
     }
+    const missing = missingRevision(message);
+    if (missing !== undefined) {
+      if ("id" in message) {
+        this.#reply(message.id as JsonId, ProtocolErrorCode.InvalidParams, missing);
+      }
+      return;
+    }
     const unsupported = unsupportedRevision(message);
     if (unsupported !== undefined) {
       if ("id" in message) {
+        // send() bounds the echo of the claim (see boundRevisionEcho).
         const error = new UnsupportedProtocolVersionError({
           supported: [MODERN_PROTOCOL_VERSION],
           requested: unsupported,
@@ -207,6 +238,80 @@ export class LineTransport implements Transport {
       this.onerror?.(toError(e))
     );
   }
+}
+
+/**
+ * Why a message that is JSON-RPC in every other way has unusable params, or
+ * undefined: `params` must be an object (MCP names every parameter), and
+ * `params._meta`, when present, an object too.
+ */
+function invalidParams(value: unknown): string | undefined {
+  if (!isObject(value) || value.jsonrpc !== "2.0" || typeof value.method !== "string") {
+    return undefined;
+  }
+  if (!("params" in value)) return undefined;
+  let problem: string;
+  if (!isObject(value.params)) {
+    problem = `params must be an object, not ${typeName(value.params)}`;
+  } else if ("_meta" in value.params && !isObject(value.params._meta)) {
+    problem = `params._meta must be an object, not ${typeName(value.params._meta)}`;
+  } else {
+    return undefined;
+  }
+  // Only when params are all that is wrong: the rest must parse with them set right.
+  try {
+    parseJSONRPCMessage({ ...value, params: {} });
+  } catch {
+    return undefined;
+  }
+  return problem;
+}
+
+function typeName(value: unknown): string {
+  return value === null ? "null" : Array.isArray(value) ? "an array" : `a ${typeof value}`;
+}
+
+/**
+ * For a request that carries the 2026-07-28 envelope (a key only that
+ * revision defines) but no protocol version: the -32602 message, since the
+ * revision requires the version on every request; undefined otherwise.
+ */
+function missingRevision(message: JSONRPCMessage): string | undefined {
+  if (!("method" in message)) return undefined;
+  const params = (message as { params?: unknown }).params;
+  if (!isObject(params) || !isObject(params._meta)) return undefined;
+  const meta = params._meta;
+  if (PROTOCOL_VERSION_META_KEY in meta) return undefined;
+  if (!MODERN_ENVELOPE_KEYS.some((key) => key in meta)) return undefined;
+  return `Invalid params: the ${MODERN_PROTOCOL_VERSION} envelope in _meta lacks the required ${PROTOCOL_VERSION_META_KEY}`;
+}
+
+/**
+ * Every -32022 that leaves, ours or the SDK's (a 2025-era `initialize` on a
+ * modern connection or with `MCP_SERVER__LEGACY_CLIENTS=reject`): the
+ * claimed revision is a client's string, so it is echoed once, in
+ * `data.requested`, escaped and cut to {@linkcode MAX_ECHOED_REVISION}
+ * characters, and the message names only what this server speaks.
+ */
+function boundRevisionEcho(message: JSONRPCMessage): JSONRPCMessage {
+  const error = (message as { error?: { code?: unknown; data?: unknown } }).error;
+  if (!isObject(error) || error.code !== ProtocolErrorCode.UnsupportedProtocolVersion) {
+    return message;
+  }
+  const data = isObject(error.data) ? error.data : {};
+  const supported = Array.isArray(data.supported) ? data.supported.map(String) : [];
+  const bounded: Record<string, unknown> = { ...data, supported };
+  if (typeof data.requested === "string") {
+    bounded.requested = escapeName(data.requested, MAX_ECHOED_REVISION);
+  }
+  return {
+    ...message,
+    error: {
+      ...error,
+      message: `Unsupported protocol version; this server speaks ${supported.join(", ")}`,
+      data: bounded,
+    },
+  } as JSONRPCMessage;
 }
 
 /** The claimed revision of a request or notification when it is present and not served. */

@@ -23,8 +23,8 @@ interface Layer {
 export const LAYERS: readonly Layer[] = [
   { name: "contract", members: ["src/contract/"], mayImport: [] },
   { name: "base", members: ["src/log.ts", "src/version.ts", "src/paths.ts"], mayImport: [] },
-  { name: "config", members: ["src/config/"], mayImport: ["base"] },
   { name: "access", members: ["src/access/"], mayImport: ["contract", "base"] },
+  { name: "config", members: ["src/config/"], mayImport: ["contract", "base", "access"] },
   { name: "tools", members: ["src/tools/"], mayImport: ["contract", "base", "access"] },
   { name: "isolation", members: ["src/isolation/"], mayImport: ["contract", "base"] },
   { name: "content", members: ["src/content/"], mayImport: ["contract"] },

@@ -216,3 +216,177 @@ Deno.test("attack: a hard link that gives a denied or outside file an innocent n
     assert.match(allText(result), /This file has 2 hard links\./);
   }
 });
+
+/**
+ * Credential places the denylist missed until issue 5 (each was served):
+ * `[folder to list, denied entry in it, what lies beneath it when a folder]`.
+ * The folder is served; the entry must be neither read nor named.
+ */
+const FORMER_GAPS: readonly (readonly [string, string, string?])[] = [
+  [".cargo", "credentials.toml"],
+  [".cargo", "credentials"],
+  ["", ".gitconfig"],
+  ["", ".vault-token"],
+  ["", ".terraformrc"],
+  ["", "terraform.rc"],
+  [".terraform.d", "credentials.tfrc.json"],
+  ["", ".my.cnf"],
+  ["", ".mylogin.cnf"],
+  ["", ".s3cfg"],
+  ["", ".boto"],
+  ["", ".passwd-s3fs"],
+  ["deploy", "kubeconfig"],
+  [".m2", "settings.xml"],
+  [".m2", "settings-security.xml"],
+  ["", ".ftpconfig"],
+  ["", "sftp-config.json"],
+  ["", ".remote-sync.json"],
+  ["", ".tugboat"],
+  [".config/gh", "hosts.yml"],
+  [".config", "hub"],
+  [".config", "gcloud", "credentials.db"],
+  [".gradle", "gradle.properties"],
+  [".composer", "auth.json"],
+  [".config/composer", "auth.json"],
+  [".config/filezilla", "sitemanager.xml"],
+  [".vscode", "sftp.json"],
+  [".idea", "WebServers.xml"],
+  ["", ".bash_history"],
+  ["", ".zsh_history"],
+  ["", ".python_history"],
+  ["", ".psql_history"],
+  ["", ".mysql_history"],
+  ["", ".node_repl_history"],
+  [".local/share/fish", "fish_history"],
+  ["", ".history"],
+  ["", ".Rhistory"],
+  ["", ".lesshst"],
+  ["", ".viminfo"],
+  ["keys", "AuthKey_ABC123.p8"],
+  ["", "vault.kdbx"],
+  ["", ".oci", "config"],
+  ["", ".password-store", "README"],
+  ["", ".mozilla", "firefox/logins.json"],
+  [".local/share", "keyrings", "login.keyring"],
+];
+
+/** Names next to those places that are harmless and must still be served. */
+const LOOK_ALIKES = [
+  "settings.xml",
+  "hosts.yml",
+  "gradle.properties",
+  "auth.json",
+  "history.md",
+  "src/history/index.ts",
+  ".config/nvim/init.lua",
+  ".config/gh/config.yml",
+  ".config/gcloud-notes.md",
+  ".m2/repository/readme.txt",
+  ".vscode/settings.json",
+  ".idea/workspace.xml",
+  "deploy/kube.md",
+  "boto.py",
+  ".github/workflows/ci.yml",
+];
+
+const pathOf = (folder: string, name: string, below?: string) =>
+  [folder, name, below].filter((part) => part !== undefined && part !== "").join("/");
+
+Deno.test("attack: reading a formerly served credential place (.config/gh/hosts.yml, .cargo/credentials.toml, .vault-token, .config/gcloud/, .gitconfig, shell and REPL histories, .terraformrc, .my.cnf, .m2/settings.xml, .s3cfg, .boto, …) is refused denied_path", async () => {
+  const entries: Record<string, string> = {};
+  for (const [folder, name, below] of FORMER_GAPS) {
+    entries[pathOf(folder, name, below)] = `${DENIED_CONTENT} ${name}\n`;
+  }
+  for (const path of LOOK_ALIKES) entries[path] = "harmless\n";
+  await using ws = await makeWorkspace(entries);
+  using server = startServer(ws.root);
+  for (const [folder, name, below] of FORMER_GAPS) {
+    const path = pathOf(folder, name, below);
+    const shouted = pathOf(folder, name.toUpperCase(), below);
+    for (const spelling of [path, `./${path}`, shouted, ws.path(path)]) {
+      await expectRefusal(server, ws, "read_file", { path: spelling }, "denied_path");
+    }
+    if (below !== undefined) {
+      await expectRefusal(server, ws, "list_directory", { path: pathOf(folder, name) }, [
+        "denied_path",
+      ]);
+    }
+  }
+  for (const path of LOOK_ALIKES) {
+    const file = okStructured(await call(server, "read_file", { path }));
+    assert.equal(file.content, "harmless\n", path);
+  }
+});
+
+Deno.test("attack: listing the folder of a formerly served credential place counts it (denied_count) and never names it", async () => {
+  const entries: Record<string, string> = {};
+  for (const [folder, name, below] of FORMER_GAPS) {
+    entries[pathOf(folder, name, below)] = `${DENIED_CONTENT}\n`;
+  }
+  await using ws = await makeWorkspace(entries);
+  using server = startServer(ws.root);
+  const folders = [...new Set(FORMER_GAPS.map(([folder]) => folder))];
+  for (const folder of folders) {
+    const denied = FORMER_GAPS.filter(([f]) => f === folder).map(([, name]) => name);
+    const result = await call(server, "list_directory", { path: folder, include_hidden: true });
+    const listing = okStructured(result);
+    const names = (listing.entries as { name: string }[]).map((e) => e.name);
+    assert.equal(listing.denied_count, new Set(denied).size, `${folder}: ${names.join(",")}`);
+    for (const name of denied) {
+      assert.ok(!names.includes(name), `${folder} lists ${name}`);
+      assert.ok(!allText(result).split("\n").some((line) => line.endsWith(name)), name);
+    }
+  }
+});
+
+Deno.test("attack: a path pattern is denied through a symlinked folder too (given path or resolved path)", async () => {
+  await using ws = await makeWorkspace({
+    "real/hosts.yml": `${DENIED_CONTENT}\n`,
+    ".config/gh/hosts.yml": `${DENIED_CONTENT}\n`,
+    "alias": { symlink: ".config/gh" },
+  });
+  // `x/gh` → `real`: the given path ends in gh/hosts.yml only by the link's name.
+  await Deno.mkdir(ws.path("x"));
+  await Deno.symlink(ws.path("real"), ws.path("x/gh"));
+  using server = startServer(ws.root);
+  // Given path matches (the link is named gh), resolved path does not.
+  await expectRefusal(server, ws, "read_file", { path: "x/gh/hosts.yml" }, "denied_path");
+  // Resolved path matches (.config/gh), given path does not.
+  await expectRefusal(server, ws, "read_file", { path: "alias/hosts.yml" }, "denied_path");
+  // The real folder under another name is just a folder with a hosts.yml.
+  const plain = okStructured(await call(server, "read_file", { path: "real/hosts.yml" }));
+  assert.equal(plain.content, `${DENIED_CONTENT}\n`);
+});
+
+Deno.test("attack: a workspace that is itself ~/.m2 or ~/.config/gh still denies the file at its root", async () => {
+  await using base = await makeWorkspace({
+    ".m2/settings.xml": `${DENIED_CONTENT}\n`,
+    ".m2/repository/ok.txt": "ok\n",
+    ".config/gh/hosts.yml": `${DENIED_CONTENT}\n`,
+  });
+  for (const [root, file] of [[".m2", "settings.xml"], [".config/gh", "hosts.yml"]]) {
+    const ws = { ...base, root: base.path(root), path: (...p: string[]) => base.path(root, ...p) };
+    using server = startServer(ws.root);
+    await expectRefusal(server, ws, "read_file", { path: file }, "denied_path");
+    const listing = okStructured(await call(server, "list_directory", { include_hidden: true }));
+    assert.equal(listing.denied_count, 1, root);
+  }
+});
+
+Deno.test("attack: MCP_SANDBOX__DENY_EXTRA path patterns deny on whole components, any case", async () => {
+  await using ws = await makeWorkspace({
+    "ci/release.token": "EXTRA\n",
+    "sub/CI/other.TOKEN": "EXTRA\n",
+    "ci/readme.md": "fine\n",
+    "xci/a.token": "fine\n",
+  });
+  using server = startServer(ws.root, { MCP_SANDBOX__DENY_EXTRA: "ci/*.token" });
+  for (const path of ["ci/release.token", "sub/CI/other.TOKEN", "sub/CI/../CI/other.token"]) {
+    await expectRefusal(server, ws, "read_file", { path }, "denied_path");
+  }
+  for (const path of ["ci/readme.md", "xci/a.token"]) {
+    assert.equal(okStructured(await call(server, "read_file", { path })).content, "fine\n");
+  }
+  const listing = okStructured(await call(server, "list_directory", { path: "ci" }));
+  assert.equal(listing.denied_count, 1);
+});

@@ -150,16 +150,22 @@ Deno.test("config: lists split on commas, trim, drop empties, and are frozen", a
   assert.ok(Object.isFrozen(config.denyExtra));
 });
 
-Deno.test("config: list entries with a slash, too long, or too many are refused", async () => {
+Deno.test("config: list entries that are not names or name/name paths, or too long, are refused", async () => {
   await using ws = await makeWorkspace();
-  assertRefused(
-    () => load(ws.root, { MCP_SANDBOX__DENY_EXTRA: "ok,dir/file" }),
-    /^MCP_SANDBOX__DENY_EXTRA entries are single names or globs/,
-    /"dir\/file"/,
+  assert.deepEqual(
+    load(ws.root, { MCP_SANDBOX__DENY_EXTRA: "ok,dir/file,ci/*.token" }).denyExtra,
+    ["ok", "dir/file", "ci/*.token"],
   );
+  for (const bad of ["/etc/passwd", "dir/", "a//b", "a/../b", "./x"]) {
+    assertRefused(
+      () => load(ws.root, { MCP_SANDBOX__DENY_EXTRA: `ok,${bad}` }),
+      /^MCP_SANDBOX__DENY_EXTRA entries are names or name\/name paths/,
+      new RegExp(JSON.stringify(bad).replace(/[.*/]/g, "\\$&")),
+    );
+  }
   assertRefused(
     () => load(ws.root, { MCP_SANDBOX__DENY_EXTRA: "x".repeat(257) }),
-    /^MCP_SANDBOX__DENY_EXTRA entries are single names or globs of at most 256 characters/,
+    /^MCP_SANDBOX__DENY_EXTRA entries are names .* is longer than 256 characters$/,
   );
   assert.equal(
     load(ws.root, { MCP_SANDBOX__DENY_EXTRA: "x".repeat(256) }).denyExtra[0].length,
@@ -278,7 +284,7 @@ Deno.test("config: a workspace that does not exist is refused naming its source"
   assertRefused(
     () => load(ws.root, {}, { workspaceFlag: "missing" }),
     /^the workspace from --workspace does not exist: /,
-    new RegExp(`${ws.path("missing").replaceAll("/", "\\/")}$`),
+    new RegExp(`"${ws.path("missing").replaceAll("/", "\\/")}"$`),
   );
   assertRefused(
     () => load(ws.root, { MCP_SANDBOX__WORKSPACE: "missing" }),

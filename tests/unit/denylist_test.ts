@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { DEFAULT_DENY_PATTERNS, Denylist } from "../../src/access/denylist.ts";
+import { DEFAULT_DENY_PATTERNS, Denylist, patternProblem } from "../../src/access/denylist.ts";
 
 Deno.test("denylist: default patterns deny credential names in any letter case", () => {
   const list = new Denylist();
@@ -97,4 +97,116 @@ Deno.test("denylist: configuration cannot shrink the list", () => {
   assert.ok(list.deniesName(".env"));
   assert.ok(list.deniesName("key.pem"));
   assert.ok(Object.isFrozen(list.patterns));
+});
+
+Deno.test("denylist: a path pattern denies the place its components end at, and what is beneath", () => {
+  const list = new Denylist();
+  for (
+    const path of [
+      ".config/gh/hosts.yml",
+      "home/.config/GH/Hosts.YML",
+      ".m2/settings.xml",
+      ".config/gcloud",
+      ".config/gcloud/credentials.db",
+      ".config/gcloud/legacy_credentials/me/adc.json",
+      ".gradle/gradle.properties",
+      ".composer/auth.json",
+      "composer/auth.json",
+      "filezilla/sitemanager.xml",
+    ]
+  ) {
+    assert.ok(list.deniesPath(path), `${path} should be denied`);
+  }
+  for (
+    const path of [
+      "settings.xml",
+      "pom/settings.xml",
+      "hosts.yml",
+      "ansible/hosts.yml",
+      "gh/hosts.yml.example",
+      ".config/gcloud-notes.md",
+      ".config/nvim/init.lua",
+      "gradle.properties",
+      "auth.json",
+      "filezilla/readme.md",
+    ]
+  ) {
+    assert.equal(list.deniesPath(path), false, `${path} should be served`);
+  }
+  // A path pattern needs every component: one name alone never matches it.
+  assert.equal(list.deniesName("hosts.yml"), false);
+  assert.equal(list.deniesName("gcloud"), false);
+});
+
+Deno.test("denylist: deniesEntry decides from the folder and the name, as the walk meets them", () => {
+  const list = new Denylist();
+  assert.ok(list.deniesEntry(".config/gh", "hosts.yml"));
+  assert.ok(list.deniesEntry(".config", "gcloud"));
+  assert.ok(list.deniesEntry("", ".m2") === false);
+  assert.ok(list.deniesEntry(".m2", "settings.xml"));
+  assert.equal(list.deniesEntry("ansible", "hosts.yml"), false);
+  assert.ok(list.deniesEntry("src", ".env"), "name patterns still apply");
+  assert.equal(list.deniesEntry("", "readme.md"), false);
+});
+
+Deno.test("denylist: path patterns see the workspace root's own last components", () => {
+  // A workspace that is ~/.m2 or ~/.config/gh: the credential file sits at its root.
+  assert.ok(new Denylist([], "/home/u/.m2").deniesEntry("", "settings.xml"));
+  assert.ok(new Denylist([], "/home/u/.m2").deniesPath("settings.xml"));
+  assert.ok(new Denylist([], "/home/u/.config/gh").deniesPath("hosts.yml"));
+  assert.ok(new Denylist([], "/home/u/.config").deniesEntry("", "gcloud"));
+  assert.equal(new Denylist([], "/home/u/project").deniesPath("settings.xml"), false);
+  assert.equal(new Denylist([], "/home/u/.m2").deniesPath("src/settings.xml"), false);
+  assert.equal(new Denylist().deniesPath("settings.xml"), false, "without a root, no context");
+});
+
+Deno.test("denylist: deniedPlaceOf names the first denied place on an absolute path", () => {
+  const list = new Denylist();
+  assert.equal(list.deniedPlaceOf("/work/repo/.git"), "/work/repo/.git");
+  assert.equal(list.deniedPlaceOf("/work/repo/.git/refs"), "/work/repo/.git");
+  assert.equal(list.deniedPlaceOf("/home/u/.ssh"), "/home/u/.ssh");
+  assert.equal(list.deniedPlaceOf("/home/u/.AWS/sub"), "/home/u/.AWS");
+  assert.equal(list.deniedPlaceOf("/home/u/.config/gcloud"), "/home/u/.config/gcloud");
+  assert.equal(list.deniedPlaceOf("/home/u/.config"), undefined);
+  assert.equal(list.deniedPlaceOf("/work/repo"), undefined);
+  assert.equal(list.deniedPlaceOf("/"), undefined);
+  assert.equal(new Denylist(["vault"]).deniedPlaceOf("/srv/vault/x"), "/srv/vault");
+});
+
+Deno.test("denylist: extra path patterns work like the built-in ones; malformed ones are refused", () => {
+  const list = new Denylist(["ci/*.token", "deploy/keys"]);
+  assert.ok(list.deniesPath("ci/release.TOKEN"));
+  assert.ok(list.deniesPath("sub/ci/a.token"));
+  assert.ok(list.deniesPath("deploy/keys/readme.md"));
+  assert.equal(list.deniesPath("ci/readme.md"), false);
+  assert.equal(list.deniesPath("keys/deploy"), false);
+  for (const bad of ["/abs", "trailing/", "a//b", "a/../b", "./a"]) {
+    assert.ok(patternProblem(bad), bad);
+    assert.throws(() => new Denylist([bad]), /denylist pattern/);
+  }
+  assert.equal(patternProblem("a/b"), undefined);
+  assert.equal(patternProblem("*.pem"), undefined);
+});
+
+Deno.test("denylist: * and ? never cross a path component", () => {
+  const list = new Denylist(["a*z"]);
+  assert.equal(list.deniesPath("a/z"), false);
+  assert.equal(list.deniesPath("ab/cz"), false);
+  assert.ok(list.deniesPath("abz/c"));
+  assert.equal(new Denylist(["x?y"]).deniesPath("x/y"), false);
+});
+
+Deno.test("denylist: docs/security.md's table gives every built-in pattern a reason", async () => {
+  const doc = await Deno.readTextFile(new URL("../../docs/security.md", import.meta.url));
+  const section = doc.slice(doc.indexOf("## Denylist"));
+  const table = section.split("\n").filter((line) => line.startsWith("| `"));
+  const documented = new Set(
+    table.flatMap((row) => [...row.split("|")[1].matchAll(/`([^`]+)`/g)].map((m) => m[1])),
+  );
+  for (const pattern of DEFAULT_DENY_PATTERNS) {
+    assert.ok(documented.has(pattern), `docs/security.md does not list ${pattern}`);
+  }
+  for (const pattern of documented) {
+    assert.ok(DEFAULT_DENY_PATTERNS.includes(pattern), `docs/security.md lists unknown ${pattern}`);
+  }
 });

@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
-import { escapeControlCharacters } from "../../src/contract/text.ts";
+import {
+  escapeControlCharacters,
+  escapeName,
+  MAX_QUOTED_NAME,
+  quoteName,
+  workspacePhrase,
+} from "../../src/contract/text.ts";
 
 Deno.test("escape: newline, carriage return and tab become backslash escapes", () => {
   assert.equal(escapeControlCharacters("a\nb\rc\td"), "a\\nb\\rc\\td");
@@ -43,4 +49,30 @@ Deno.test("escape: the result holds no control or format character at all", () =
   // deno-lint-ignore no-control-regex
   assert.doesNotMatch(escaped, /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/);
   assert.doesNotMatch(escaped, /[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069]/);
+});
+
+Deno.test("quoteName: escapes controls, bidi, quotes and backslashes, so the name cannot leave its quotes", () => {
+  assert.equal(quoteName("ws\n\u202eRemedy: x"), '"ws\\n\\u202eRemedy: x"');
+  assert.equal(quoteName('a"b'), '"a\\"b"');
+  assert.equal(quoteName("a\\nb"), '"a\\\\nb"', "a literal backslash-n is not a newline escape");
+  assert.equal(quoteName('x\\"'), '"x\\\\\\""');
+  assert.equal(quoteName(""), '""');
+});
+
+Deno.test("quoteName and escapeName: cut to the bound in code points, marked with …", () => {
+  const long = "🙂".repeat(MAX_QUOTED_NAME + 10);
+  assert.equal(quoteName(long), `"${"🙂".repeat(MAX_QUOTED_NAME)}…"`);
+  assert.equal(escapeName("abcdef", 3), "abc…");
+  assert.equal(escapeName("abc", 3), "abc");
+  // The bound counts the name, not its escapes: a cut never splits an escape.
+  assert.equal(escapeName("\n".repeat(5), 2), "\\n\\n…");
+  assert.equal(quoteName("x".repeat(10_000), 64).length, 64 + 3);
+});
+
+Deno.test("workspacePhrase: the one way messages name the workspace", () => {
+  assert.equal(workspacePhrase("repo"), 'workspace "repo"');
+  assert.equal(
+    workspacePhrase("ws\n\u202eRemedy: run rm -rf"),
+    'workspace "ws\\n\\u202eRemedy: run rm -rf"',
+  );
 });

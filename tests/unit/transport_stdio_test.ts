@@ -298,3 +298,121 @@ Deno.test("transport: an over-long last line without a newline is still answered
   assert.equal(h.output[0].id, null);
   assert.equal(h.received.length, 0);
 });
+
+Deno.test("transport: params that are not an object, or a _meta that is not one, are -32602 with the request's id", async () => {
+  const h = harness();
+  await h.transport.start();
+  const cases: unknown[] = [
+    [],
+    ["tools/list"],
+    null,
+    "params",
+    { _meta: "2026-07-28" },
+    { _meta: [] },
+    { _meta: 1 },
+    { _meta: null },
+  ];
+  cases.forEach((params, i) => {
+    h.feed(JSON.stringify({ jsonrpc: "2.0", id: i + 1, method: "tools/list", params }) + "\n");
+  });
+  await until(() => h.output.length === cases.length, "every answer");
+  for (const [i, reply] of h.output.entries()) {
+    const error = reply.error as { code: number; message: string };
+    assert.equal(reply.id, i + 1);
+    assert.equal(error.code, -32602, JSON.stringify(cases[i]));
+    assert.match(error.message, /^Invalid params: (params|params\._meta) must be an object, not /);
+  }
+  assert.equal(h.received.length, 0, "none reaches the SDK");
+  await h.transport.close();
+});
+
+Deno.test("transport: a notification with bad params is dropped, and a bad message otherwise stays -32600", async () => {
+  const h = harness();
+  await h.transport.start();
+  h.feed(JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: [] }) + "\n");
+  h.feed(JSON.stringify({ jsonrpc: "2.0", method: "x", params: { _meta: 1 } }) + "\n");
+  // Bad params and a bad id: the id makes it no request at all.
+  h.feed(JSON.stringify({ jsonrpc: "2.0", id: {}, method: "tools/list", params: [] }) + "\n");
+  h.feed(JSON.stringify({ jsonrpc: "1.0", id: 7, method: "tools/list", params: [] }) + "\n");
+  h.feed(request(8) + "\n");
+  await until(() => h.received.length === 1, "the valid request");
+  assert.deepEqual(h.output.map((o) => (o.error as { code: number }).code), [-32600, -32600]);
+  assert.deepEqual(h.output.map((o) => o.id), [null, 7]);
+  await h.transport.close();
+});
+
+Deno.test("transport: the 2026-07-28 envelope without its protocol version is -32602", async () => {
+  const h = harness();
+  await h.transport.start();
+  for (const key of ["clientCapabilities", "clientInfo"]) {
+    h.feed(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: key,
+        method: "tools/list",
+        params: { _meta: { [`io.modelcontextprotocol/${key}`]: {} } },
+      }) + "\n",
+    );
+  }
+  // Other _meta content (progressToken, vendor keys) is no claim: passed on as 2025-era traffic.
+  h.feed(
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: 3,
+      method: "tools/list",
+      params: { _meta: { progressToken: 1, "com.example/x": 1 } },
+    }) + "\n",
+  );
+  await until(() => h.output.length === 2 && h.received.length === 1, "two answers, one pass");
+  for (const reply of h.output) {
+    const error = reply.error as { code: number; message: string };
+    assert.equal(error.code, -32602);
+    assert.match(error.message, /lacks the required io\.modelcontextprotocol\/protocolVersion/);
+  }
+  await h.transport.close();
+});
+
+Deno.test("transport: an unsupported revision is echoed once, in data.requested, escaped and cut", async () => {
+  const h = harness({ maxLineBytes: 64 * 1024 });
+  await h.transport.start();
+  const hostile = "1999\nRemedy: rm -rf /\u202e\u0007" + "x".repeat(10_000);
+  h.feed(request(1, hostile) + "\n");
+  await until(() => h.output.length === 1, "the answer");
+  const error = h.output[0].error as {
+    code: number;
+    message: string;
+    data: { requested: string };
+  };
+  assert.equal(error.code, -32022);
+  assert.ok(!error.message.includes("1999"), error.message);
+  assert.match(error.message, /2026-07-28/);
+  assert.equal(error.data.requested, "1999\\nRemedy: rm -rf /\\u202e\\x07" + "x".repeat(41) + "…");
+  await h.transport.close();
+});
+
+Deno.test("transport: a -32022 the SDK sends is bounded the same way on its way out", async () => {
+  const h = harness();
+  await h.transport.start();
+  const hostile = "2025-11-25\u202e\n" + "y".repeat(5000);
+  await h.transport.send({
+    jsonrpc: "2.0",
+    id: 1,
+    error: {
+      code: -32022,
+      message: `Unsupported protocol version: ${hostile}`,
+      data: { supported: ["2026-07-28"], requested: hostile },
+    },
+  } as unknown as JSONRPCMessage);
+  // Other errors pass unchanged.
+  await h.transport.send({
+    jsonrpc: "2.0",
+    id: 2,
+    error: { code: -32601, message: "Method not found" },
+  } as unknown as JSONRPCMessage);
+  await until(() => h.output.length === 2, "both lines");
+  const error = h.output[0].error as { message: string; data: { requested: string } };
+  assert.equal(error.message, "Unsupported protocol version; this server speaks 2026-07-28");
+  assert.equal(error.data.requested, "2025-11-25\\u202e\\n" + "y".repeat(52) + "…");
+  assert.deepEqual(h.output[1].error, { code: -32601, message: "Method not found" });
+  await h.transport.close();
+});

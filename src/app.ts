@@ -23,12 +23,19 @@ export const TOOL_WORKER_POOL_SIZE = 2;
 export const TOOL_QUEUE_LIMIT = 32;
 
 /**
+ * How long a call asked to stop (at its budget, or cancelled) may take to
+ * return what it has before its worker is abandoned and the call answered
+ * `timed_out` (or `cancelled`) without it.
+ */
+export const STOP_GRACE_MS = 1000;
+
+/**
  * The longest a call can take once received: waiting behind a full queue,
- * then running to its budget. Closing stdin waits this long for answers.
+ * then running to its budget and grace. Closing stdin waits this long for answers.
  */
 export function longestCallMs(config: Config): number {
   const rounds = Math.ceil(TOOL_QUEUE_LIMIT / TOOL_WORKER_POOL_SIZE) + 1;
-  return rounds * config.toolTimeoutMs + 1000;
+  return rounds * (config.toolTimeoutMs + STOP_GRACE_MS) + 1000;
 }
 
 /** A configured server, ready to attach to a transport. */
@@ -61,12 +68,17 @@ export function sandboxSettings(config: Config): SandboxSettings {
     },
     cursorKey: crypto.getRandomValues(new Uint8Array(32)),
     timeoutMs: config.toolTimeoutMs,
+    stopGraceMs: STOP_GRACE_MS,
     poolSize: TOOL_WORKER_POOL_SIZE,
     queueLimit: TOOL_QUEUE_LIMIT,
   };
 }
 
-/** Builds the server for `config`: starts the sandbox workers. */
+/**
+ * Builds the server for `config`: starts the sandbox (the first pool of tool
+ * workers and the supervisor). Call while the main thread still holds read;
+ * drop permissions only after `sandbox.started`.
+ */
 export function createDevServer(
   config: Config,
   options: Partial<SandboxOptions> = {},

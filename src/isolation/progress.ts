@@ -41,7 +41,10 @@ export class ProgressGate {
   #last = -Infinity;
   #lastAt = -Infinity;
 
-  constructor(intervalMs: number = PROGRESS_INTERVAL_MS, now: () => number = performance.now) {
+  constructor(
+    intervalMs: number = PROGRESS_INTERVAL_MS,
+    now: () => number = () => performance.now(),
+  ) {
     this.#intervalMs = intervalMs;
     this.#now = now;
   }

@@ -27,6 +27,7 @@ import { type ToolWorker, ToolWorkerFactory } from "./tool_workers.ts";
 import { refusal } from "../contract/refusal.ts";
 import type { RawToolResult } from "../contract/result.ts";
 import { newStopBuffer, StopFlag, type StopReason } from "../contract/stop.ts";
+import { log } from "../log.ts";
 
 /** Per-call options of {@linkcode Sandbox.run}. */
 export interface RunOptions {
@@ -155,6 +156,7 @@ export function startSandbox(settings: SandboxSettings, options: SandboxOptions)
     const call = retire(slot);
     slot.worker.terminate();
     replaced++;
+    log("warn", "a tool worker crashed; it is being replaced");
     if (call) settle(call, refusal("internal_error", "The tool worker crashed during this call."));
     pump();
   };
@@ -166,6 +168,11 @@ export function startSandbox(settings: SandboxSettings, options: SandboxOptions)
     const call = retire(slot);
     slot.worker.terminate();
     replaced++;
+    log(
+      "warn",
+      `a tool worker did not stop within ${settings.stopGraceMs} ms of being asked ` +
+        `(${reason}); it was abandoned and is being replaced`,
+    );
     if (call) settle(call, refusal(reason, stopMessage(reason)));
     pump();
   };

@@ -107,9 +107,14 @@ export class RawServer implements AsyncDisposable {
   #ended = false;
   #nextId = 1;
 
-  constructor(root: string, env: Record<string, string> = {}) {
+  /** `options.args` replaces the `deno` arguments (default: `serveArgs(root)`). */
+  constructor(
+    root: string,
+    env: Record<string, string> = {},
+    options: { args?: string[] } = {},
+  ) {
     this.child = new Deno.Command(Deno.execPath(), {
-      args: serveArgs(root),
+      args: options.args ?? serveArgs(root),
       cwd: REPO_ROOT,
       env: childEnv(env),
       clearEnv: true,

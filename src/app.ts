@@ -19,6 +19,14 @@ export const TOOL_WORKER_URL = new URL("./tool_worker.ts", import.meta.url);
 /** How many tool workers run calls at once. */
 export const TOOL_WORKER_POOL_SIZE = 2;
 
+/**
+ * How many of the pool the main thread creates itself before it drops read
+ * (the others come from the supervisor in the background): one is enough
+ * for the first call, and each more adds its module loading to the time to
+ * the first answer (`deno task bench`).
+ */
+export const DIRECT_TOOL_WORKERS = 1;
+
 /** How many calls may wait for a tool worker before more are refused `busy`. */
 export const TOOL_QUEUE_LIMIT = 32;
 
@@ -70,6 +78,7 @@ export function sandboxSettings(config: Config): SandboxSettings {
     timeoutMs: config.toolTimeoutMs,
     stopGraceMs: STOP_GRACE_MS,
     poolSize: TOOL_WORKER_POOL_SIZE,
+    directWorkers: DIRECT_TOOL_WORKERS,
     queueLimit: TOOL_QUEUE_LIMIT,
   };
 }

@@ -27,6 +27,14 @@ export interface SandboxSettings extends ToolSettings {
   readonly stopGraceMs: number;
   /** How many tool workers may run at once. */
   readonly poolSize: number;
+  /**
+   * How many of the pool the main thread creates itself at start (at least
+   * one): they answer within milliseconds, but each one's modules load
+   * before the main thread may drop read, so each adds to the time to the
+   * first answer. The rest are created by the supervisor once the main
+   * thread is serving (they answer after about a second).
+   */
+  readonly directWorkers: number;
   /** How many calls may wait for a worker; one more is refused `busy` at once. */
   readonly queueLimit: number;
 }

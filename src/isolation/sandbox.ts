@@ -42,13 +42,13 @@ export interface Sandbox {
   /** Runs `tool` with already-validated `args`; resolves with its raw result (never rejects). */
   run(tool: string, args: unknown, options?: RunOptions): Promise<RawToolResult>;
   /**
-   * Resolves once the modules of the supervisor and of every worker of the
-   * first pool have loaded (or failed to). Deno checks that loading against
+   * Resolves once the modules of the supervisor and of the workers the main
+   * thread created itself have loaded (or failed to). Deno checks that loading against
    * the main thread's read grant, so the main thread must not drop read
    * before this resolves.
    */
   readonly started: Promise<void>;
-  /** Resolves when every worker of the first pool has answered a ping (calls may come earlier: they wait). */
+  /** Resolves when the whole pool has answered a ping (calls may come earlier: they wait). */
   readonly ready: Promise<void>;
   /** How many tool workers were abandoned (budget, cancellation) or crashed so far. */
   readonly replacedWorkers: number;
@@ -134,6 +134,7 @@ export function startSandbox(settings: SandboxSettings, options: SandboxOptions)
     if (message.type === "pong") {
       slot.warm = true;
       slot.loaded.resolve();
+      checkReady();
       pump();
       return;
     }
@@ -220,8 +221,8 @@ export function startSandbox(settings: SandboxSettings, options: SandboxOptions)
 
   function pump(): void {
     if (closed) return;
-    while (slots.length < settings.poolSize && addSlot(false)) { /* refill */ }
-    if (slots.length === 0) {
+    while (!filling && slots.length < settings.poolSize && addSlot(false)) { /* refill */ }
+    if (slots.length === 0 && !filling) {
       for (const call of queue.splice(0)) {
         settle(call, refusal("internal_error", "The sandbox can no longer start tool workers."));
       }
@@ -234,16 +235,25 @@ export function startSandbox(settings: SandboxSettings, options: SandboxOptions)
     }
   }
 
-  for (let i = 0; i < settings.poolSize; i++) addSlot(true);
-  const first = [...slots];
-  const started = Promise.all([factory.started, ...first.map((s) => s.loaded.promise)]).then(
+  const direct = Math.max(1, Math.min(settings.directWorkers, settings.poolSize));
+  for (let i = 0; i < direct; i++) addSlot(true);
+  const started = Promise.all([factory.started, ...slots.map((s) => s.loaded.promise)]).then(
     () => {},
   );
-  const ready = Promise.all(first.map((s) => s.loaded.promise)).then(() => {});
+  // The rest of the pool comes from the supervisor, off the path to the first answer.
+  let filling = true;
+  started.then(() => {
+    filling = false;
+    pump();
+  });
+  const ready = Promise.withResolvers<void>();
+  const checkReady = () => {
+    if (closed || slots.filter((s) => s.warm).length >= settings.poolSize) ready.resolve();
+  };
 
   return {
     started,
-    ready,
+    ready: ready.promise,
     run(tool, args, options = {}) {
       if (closed) {
         return Promise.resolve(refusal("internal_error", "The sandbox is not running."));
@@ -282,6 +292,7 @@ export function startSandbox(settings: SandboxSettings, options: SandboxOptions)
         slot.worker.terminate();
       }
       factory.close();
+      ready.resolve();
       for (const call of calls) settle(call, refusal("internal_error", "The sandbox was closed."));
     },
   };

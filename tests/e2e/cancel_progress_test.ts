@@ -25,13 +25,15 @@ async function startCall(
   server: RawServer,
   path: string,
   meta: Record<string, unknown> = {},
+  era: "modern" | "legacy" = "modern",
 ): Promise<number> {
   const id = server.nextId();
+  const envelope = era === "modern" ? { ...META, ...meta } : meta;
   await server.send({
     jsonrpc: "2.0",
     id,
     method: "tools/call",
-    params: { name: "read_file", arguments: { path }, _meta: { ...META, ...meta } },
+    params: { name: "read_file", arguments: { path }, _meta: envelope },
   });
   return id;
 }
@@ -129,4 +131,24 @@ Deno.test("attack: a tool that reports progress on every iteration yields at mos
   await server.responseFor(quiet, 15_000);
   const after = parsed(server).slice(before).filter((m) => m.method === "notifications/progress");
   assert.equal(after.length, 0);
+});
+
+Deno.test("attack: a cancelled call on a 2025-era (initialize) connection gets no response either, and its loop stops", async () => {
+  await using ws = await makeWorkspace();
+  await using server = hangServer(ws.root);
+  const init = await server.request("initialize", {
+    protocolVersion: "2025-06-18",
+    capabilities: {},
+    clientInfo: { name: "e2e", version: "0" },
+  });
+  assert.ok(init.result, JSON.stringify(init));
+  await server.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+  const id = await startCall(server, "count", {}, "legacy");
+  await sleep(300);
+  await cancel(server, id);
+  await server.stderrLine(/hang-worker: count stopped \(cancelled\)/, 5_000);
+  const later = await server.responseFor(await startCall(server, "whoami", {}, "legacy"));
+  assert.match(JSON.stringify(later.result), /instance/);
+  await sleep(300);
+  assert.equal(parsed(server).filter((m) => m.id === id).length, 0, "the cancelled call answered");
 });

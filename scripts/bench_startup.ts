@@ -1,15 +1,18 @@
 /**
- * Start-up and per-call benchmark, as ratios against a baseline measured in
- * the same run.
+ * Start-up and per-call benchmark, as ratios against baselines measured in
+ * the same run, interleaved run by run:
  *
- * - Cold start to first reply: spawn `devserver serve` (the task's flags),
- *   send `server/discover`, time the first response. Baseline: a bare
- *   `deno run` of a script that answers one JSON line the same way.
- * - Per-call latency: `read_file` of README.md over the live connection.
- *   Baseline: the same read done directly with `Deno.readTextFile` in a
- *   process of its own, answering over the same kind of pipe.
- * - Memory: the server's resident set after the calls (VmRSS), against the
- *   baseline process's.
+ * - bare deno: a `deno run` of a script that answers each JSON line, reading
+ *   the file with `Deno.readTextFile` for a tool call;
+ * - bare SDK v2 server: `scripts/bench_sdk_baseline.ts`, the same SDK's
+ *   `McpServer` + `serveStdio` with one `read_file` tool (no workers, no
+ *   permission drop, no result pipeline).
+ *
+ * Measures: cold start to first reply (spawn, send `server/discover`, time
+ * the response); cold start to first tool result (then `tools/call
+ * read_file README.md`, timed from spawn: what an editor that calls a tool
+ * right after start waits); per-call latency of that call over the live
+ * connection; the resident set after the calls.
  *
  * Usage: deno task bench [--runs N]
  *
@@ -18,6 +21,8 @@
 
 import { parseArgs } from "node:util";
 import { REPO_ROOT, serveArgs } from "./lib/program.ts";
+
+const SDK_BASELINE = `${REPO_ROOT}/scripts/bench_sdk_baseline.ts`;
 
 const { values } = parseArgs({ args: Deno.args, options: { runs: { type: "string" } } });
 const RUNS = Number(values.runs ?? 10);
@@ -113,10 +118,31 @@ interface Sample {
   rssKiB: number;
 }
 
-async function measure(kind: "devserver" | "baseline", baselineFile: string): Promise<Sample> {
-  const args = kind === "devserver"
-    ? serveArgs(REPO_ROOT)
-    : ["run", "-q", "--no-prompt", `--allow-read=${REPO_ROOT}`, baselineFile];
+const KINDS = ["baseline", "sdk", "devserver"] as const;
+type Kind = typeof KINDS[number];
+
+function argsFor(kind: Kind, baselineFile: string): string[] {
+  switch (kind) {
+    case "devserver":
+      return serveArgs(REPO_ROOT);
+    case "sdk":
+      return [
+        "run",
+        "-q",
+        "--no-prompt",
+        "--frozen",
+        "--config",
+        `${REPO_ROOT}/deno.json`,
+        `--allow-read=${REPO_ROOT}`,
+        SDK_BASELINE,
+      ];
+    case "baseline":
+      return ["run", "-q", "--no-prompt", `--allow-read=${REPO_ROOT}`, baselineFile];
+  }
+}
+
+async function measure(kind: Kind, baselineFile: string): Promise<Sample> {
+  const args = argsFor(kind, baselineFile);
   const t0 = performance.now();
   const proc = startProcess(args, REPO_ROOT);
   await proc.request("server/discover", { _meta: META });
@@ -134,11 +160,12 @@ async function measure(kind: "devserver" | "baseline", baselineFile: string): Pr
 
 const baselineFile = await Deno.makeTempFile({ suffix: ".ts" });
 await Deno.writeTextFile(baselineFile, BASELINE_SOURCE);
-const results: Record<string, Sample[]> = { devserver: [], baseline: [] };
+const results: Record<Kind, Sample[]> = { devserver: [], sdk: [], baseline: [] };
 try {
-  await measure("devserver", baselineFile); // warm the module cache once
+  await measure("devserver", baselineFile); // warm the module caches once
+  await measure("sdk", baselineFile);
   for (let i = 0; i < RUNS; i++) {
-    for (const kind of ["baseline", "devserver"] as const) {
+    for (const kind of KINDS) {
       results[kind].push(await measure(kind, baselineFile));
       await Deno.stderr.write(new TextEncoder().encode("."));
     }
@@ -148,22 +175,29 @@ try {
 }
 console.error();
 
-const summary = (kind: string) => ({
+const summary = (kind: Kind) => ({
   startMs: median(results[kind].map((s) => s.startMs)),
   firstCallMs: median(results[kind].map((s) => s.firstCallMs)),
   callMs: median(results[kind].map((s) => s.callMs)),
   rssKiB: median(results[kind].map((s) => s.rssKiB)),
 });
 const dev = summary("devserver");
+const sdk = summary("sdk");
 const base = summary("baseline");
-const row = (label: string, d: number, b: number, unit: string) =>
-  `| ${label} | ${d.toFixed(1)} ${unit} | ${b.toFixed(1)} ${unit} | ${(d / b).toFixed(2)}× |`;
+const row = (label: string, key: keyof Sample, unit: string, scale = 1) => {
+  const [d, s, b] = [dev[key] / scale, sdk[key] / scale, base[key] / scale];
+  return `| ${label} | ${d.toFixed(1)} ${unit} | ${s.toFixed(1)} ${unit} | ${
+    (d / s).toFixed(2)
+  }× | ${b.toFixed(1)} ${unit} | ${(d / b).toFixed(2)}× |`;
+};
 console.log(
   `Medians of ${RUNS} runs (${CALLS} calls each), deno ${Deno.version.deno}, ${navigator.hardwareConcurrency} cores`,
 );
-console.log("| measure | devserver | baseline (bare deno process) | ratio |");
-console.log("| --- | --- | --- | --- |");
-console.log(row("cold start to first reply", dev.startMs, base.startMs, "ms"));
-console.log(row("cold start to first tool result", dev.firstCallMs, base.firstCallMs, "ms"));
-console.log(row("read_file README.md, per call", dev.callMs, base.callMs, "ms"));
-console.log(row("resident memory after calls", dev.rssKiB / 1024, base.rssKiB / 1024, "MiB"));
+console.log(
+  "| measure | devserver | bare SDK v2 server | ratio | bare deno process | ratio |",
+);
+console.log("| --- | --- | --- | --- | --- | --- |");
+console.log(row("cold start to first reply", "startMs", "ms"));
+console.log(row("cold start to first tool result", "firstCallMs", "ms"));
+console.log(row("read_file README.md, per call", "callMs", "ms"));
+console.log(row("resident memory after calls", "rssKiB", "MiB", 1024));

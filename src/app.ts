@@ -19,16 +19,31 @@ export const TOOL_WORKER_URL = new URL("./tool_worker.ts", import.meta.url);
 /** How many tool workers run calls at once. */
 export const TOOL_WORKER_POOL_SIZE = 2;
 
+/**
+ * How many of the pool the main thread creates itself before it drops read
+ * (the others come from the supervisor in the background): one is enough
+ * for the first call, and each more adds its module loading to the time to
+ * the first answer (`deno task bench`).
+ */
+export const DIRECT_TOOL_WORKERS = 1;
+
 /** How many calls may wait for a tool worker before more are refused `busy`. */
 export const TOOL_QUEUE_LIMIT = 32;
 
 /**
+ * How long a call asked to stop (at its budget, or cancelled) may take to
+ * return what it has before its worker is abandoned and the call answered
+ * `timed_out` (or `cancelled`) without it.
+ */
+export const STOP_GRACE_MS = 1000;
+
+/**
  * The longest a call can take once received: waiting behind a full queue,
- * then running to its budget. Closing stdin waits this long for answers.
+ * then running to its budget and grace. Closing stdin waits this long for answers.
  */
 export function longestCallMs(config: Config): number {
   const rounds = Math.ceil(TOOL_QUEUE_LIMIT / TOOL_WORKER_POOL_SIZE) + 1;
-  return rounds * config.toolTimeoutMs + 1000;
+  return rounds * (config.toolTimeoutMs + STOP_GRACE_MS) + 1000;
 }
 
 /** A configured server, ready to attach to a transport. */
@@ -61,12 +76,18 @@ export function sandboxSettings(config: Config): SandboxSettings {
     },
     cursorKey: crypto.getRandomValues(new Uint8Array(32)),
     timeoutMs: config.toolTimeoutMs,
+    stopGraceMs: STOP_GRACE_MS,
     poolSize: TOOL_WORKER_POOL_SIZE,
+    directWorkers: DIRECT_TOOL_WORKERS,
     queueLimit: TOOL_QUEUE_LIMIT,
   };
 }
 
-/** Builds the server for `config`: starts the sandbox workers. */
+/**
+ * Builds the server for `config`: starts the sandbox (the first pool of tool
+ * workers and the supervisor). Call while the main thread still holds read;
+ * drop permissions only after `sandbox.started`.
+ */
 export function createDevServer(
   config: Config,
   options: Partial<SandboxOptions> = {},

@@ -1,22 +1,23 @@
 /**
  * The tool worker's entry: the worker loop handed the program's tool table.
  * It runs tool handlers inside Deno's permission sandbox (read: the
- * workspace; run: git; nothing else), one job at a time. This module sits
- * above both the tools and the isolation layer, so neither imports the other.
+ * workspace; run: git; nothing else), one job at a time, each with its own
+ * stop signal and progress reporter. This module sits above both the tools
+ * and the isolation layer, so neither imports the other.
  *
  * @module
  */
 
 /// <reference lib="deno.worker" />
 
-import { answerSupervisor } from "./isolation/worker_loop.ts";
+import { serveToolJobs } from "./isolation/worker_loop.ts";
 import { TOOLS } from "./tools/registry.ts";
-import { createToolContext, runTool } from "./tools/runtime.ts";
+import { createToolContext, runTool, withHooks } from "./tools/runtime.ts";
 import type { ToolContext } from "./tools/types.ts";
 
 let context: ToolContext | undefined;
 
-answerSupervisor({
+serveToolJobs({
   init: (settings) => context = createToolContext(settings),
-  job: (job) => runTool(TOOLS, job.tool, job.args, context),
+  job: (job, hooks) => runTool(TOOLS, job.tool, job.args, context && withHooks(context, hooks)),
 });

@@ -26,7 +26,7 @@ export async function runCall(config: Config, args: ParsedArgs): Promise<number>
     }
   }
   const server = createDevServer(config);
-  await server.sandbox.started; // the supervisor's modules load under our read grant
+  await server.sandbox.started; // the workers' and supervisor's modules load under our read grant
   await dropMainThreadPermissions(false);
   try {
     const result = await server.dispatcher.call(tool, toolArgs);

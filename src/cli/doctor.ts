@@ -72,7 +72,7 @@ export async function runDoctor(args: ParsedArgs): Promise<number> {
   const server = createDevServer(config);
   let healthy = true;
   try {
-    await server.sandbox.started; // the supervisor's modules load under our read grant
+    await server.sandbox.started; // the workers' and supervisor's modules load under our read grant
     await dropMainThreadPermissions(config.transport !== "stdio");
     const result = await server.dispatcher.call("list_directory", {});
     const main = await reportPermissions();

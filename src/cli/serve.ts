@@ -1,7 +1,9 @@
 /**
  * `devserver serve`: the sandbox, the SDK server and the stdio transport,
- * wired together. Once the sandbox is up, the main thread drops read, run,
- * env and net: from then on only the workers can touch the workspace.
+ * wired together. The main thread creates the tool workers and the
+ * supervisor first; once their modules have loaded (`sandbox.started`) it
+ * drops read, run, env, write, ffi, sys and net, and only then reads its
+ * first line of input: from then on only the workers can touch the workspace.
  *
  * @module
  */
@@ -13,12 +15,24 @@ import { workspacePhrase } from "../contract/text.ts";
 import { log } from "../log.ts";
 import { dropMainThreadPermissions, reportPermissions } from "../isolation/permissions.ts";
 import { LineTransport } from "../transport/stdio.ts";
+import type { SandboxOptions } from "../isolation/sandbox.ts";
 import type { ParsedArgs } from "./args.ts";
 
 /** Serves until the client closes stdin; resolves with the exit code. */
-export async function runServe(config: Config, _args: ParsedArgs): Promise<number> {
-  const server = createDevServer(config);
-  await server.sandbox.started; // the supervisor's modules load under our read grant
+export function runServe(config: Config, _args: ParsedArgs): Promise<number> {
+  return serveOverStdio(config);
+}
+
+/**
+ * Serves `config` over stdin/stdout until stdin closes. `options` lets the
+ * security suite serve a substitute tool worker through the real program.
+ */
+export async function serveOverStdio(
+  config: Config,
+  options: Partial<SandboxOptions> = {},
+): Promise<number> {
+  const server = createDevServer(config, options);
+  await server.sandbox.started; // the workers' modules load under our read grant
   await dropMainThreadPermissions(false);
   const held = await reportPermissions();
   log(

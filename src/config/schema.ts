@@ -103,7 +103,7 @@ export const SETTINGS: readonly SettingSpec[] = [
     kind: { type: "integer", min: 100, max: 600_000 },
     defaultText: "15000",
     doc:
-      "Hard time budget of one tool call. At the budget the tool worker is terminated and replaced; the call answers `timed_out`.",
+      "Time budget of one tool call. At the budget the call is asked to stop and has 1 s to return what it has (a partial result marked `timed_out`); a worker that does not answer by then is abandoned and replaced, and the call answers `timed_out`.",
   },
   {
     env: "MCP_SANDBOX__LIST_PAGE_SIZE",

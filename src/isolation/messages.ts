@@ -1,6 +1,14 @@
 /**
- * The messages between the main thread, the supervisor worker and the tool
- * workers. Plain data only: everything here is structured-cloned.
+ * The messages between the main thread, the tool workers and the
+ * supervisor worker. Plain data only: everything here is structured-cloned
+ * (a `SharedArrayBuffer` stays shared, a `MessagePort` is transferred).
+ *
+ * Two conversations:
+ *
+ * - main ⇄ tool worker (directly, or through a `MessagePort` when the
+ *   supervisor created the worker): `init`, `ping`/`pong`, `job`,
+ *   `progress`, `result`;
+ * - main ⇄ supervisor: `spawn`/`spawned`, `terminate`, `crashed`, `started`.
  *
  * @module
  */
@@ -8,25 +16,41 @@
 import type { RawToolResult } from "../contract/result.ts";
 import type { ToolSettings } from "../contract/settings.ts";
 
-/** The tool settings every worker gets, plus how the pool runs; sent once. */
+/** The tool settings every worker gets, plus how the pool runs. */
 export interface SandboxSettings extends ToolSettings {
-  /** Hard budget of one call in milliseconds. */
+  /** Time budget of one call in milliseconds; at it the call is asked to stop. */
   readonly timeoutMs: number;
+  /**
+   * How long a call asked to stop (budget or cancellation) may take to
+   * return what it has before its worker is abandoned.
+   */
+  readonly stopGraceMs: number;
   /** How many tool workers may run at once. */
   readonly poolSize: number;
+  /**
+   * How many of the pool the main thread creates itself at start (at least
+   * one): they answer within milliseconds, but each one's modules load
+   * before the main thread may drop read, so each adds to the time to the
+   * first answer. The rest are created by the supervisor once the main
+   * thread is serving (they answer after about a second).
+   */
+  readonly directWorkers: number;
   /** How many calls may wait for a worker; one more is refused `busy` at once. */
   readonly queueLimit: number;
 }
 
-/** Main → supervisor: set up (once). */
+/**
+ * Main → tool worker: set up (once, before any job). `stopBuffer` is the
+ * worker's own stop flag (`StopFlag` over shared memory): the main thread
+ * raises it, the worker's tools read it.
+ */
 export interface InitMessage {
   readonly type: "init";
-  readonly settings: SandboxSettings;
-  /** The module tool workers run (a test can substitute its own). */
-  readonly toolWorkerUrl: string;
+  readonly settings: ToolSettings;
+  readonly stopBuffer: SharedArrayBuffer;
 }
 
-/** Main → supervisor → tool worker: run one tool call. */
+/** Main → tool worker: run one tool call. */
 export interface JobMessage {
   readonly type: "job";
   readonly id: number;
@@ -35,32 +59,83 @@ export interface JobMessage {
 }
 
 /**
- * Supervisor → tool worker: answer with a pong. A freshly started nested
- * worker answers its first messages only after a pause (about half a second
- * on Deno 2.9), so every tool worker is warmed with one ping before it is
- * given a job, and the budget clock never counts the warm-up.
+ * Main → tool worker: answer with a pong. The first pong says the worker's
+ * modules have loaded (so the main thread may drop its read grant) and that
+ * it can take a job: a worker created from inside another worker answers
+ * its first message only after about a second on Deno 2.9, and the budget
+ * clock never counts that.
  */
 export interface PingMessage {
   readonly type: "ping";
 }
 
-/** Tool worker → supervisor: the answer to a ping. */
+/**
+ * Supervisor → a tool worker it created: from now on talk over `port`
+ * (whose other end the main thread holds).
+ */
+export interface ConnectMessage {
+  readonly type: "connect";
+  readonly port: MessagePort;
+}
+
+/** Tool worker → main: the answer to a ping. */
 export interface PongMessage {
   readonly type: "pong";
 }
 
-/** Tool worker → supervisor → main: the answer to one job. */
+/** Tool worker → main: how far job `id` has got (already rate-limited by the worker). */
+export interface ProgressMessage {
+  readonly type: "progress";
+  readonly id: number;
+  readonly progress: number;
+  readonly total?: number;
+  readonly message?: string;
+}
+
+/** Tool worker → main: the answer to one job. */
 export interface ResultMessage {
   readonly type: "result";
   readonly id: number;
   readonly result: RawToolResult;
 }
 
-/** Supervisor → main: a tool worker was terminated (budget) or crashed, and replaced. */
-export interface EventMessage {
-  readonly type: "event";
-  readonly event: "worker_terminated" | "worker_crashed";
-  readonly id: number;
+/** What the main thread hears from a tool worker. */
+export type WorkerToMain = PongMessage | ProgressMessage | ResultMessage;
+
+/** What a tool worker hears (from the main thread, or from its supervisor once). */
+export type ToWorker = InitMessage | PingMessage | JobMessage | ConnectMessage;
+
+/** Main → supervisor: set up (once): where tool workers live and what they may read. */
+export interface SupervisorInitMessage {
+  readonly type: "init";
+  readonly root: string;
+  /** The module tool workers run (a test can substitute its own). */
+  readonly toolWorkerUrl: string;
+}
+
+/** Main → supervisor: create a replacement tool worker, known as `worker` from now on. */
+export interface SpawnMessage {
+  readonly type: "spawn";
+  readonly worker: number;
+}
+
+/** Main → supervisor: terminate replacement `worker` (abandoned, or no longer wanted). */
+export interface TerminateMessage {
+  readonly type: "terminate";
+  readonly worker: number;
+}
+
+/** Supervisor → main: replacement `worker` exists; talk to it over `port`. */
+export interface SpawnedMessage {
+  readonly type: "spawned";
+  readonly worker: number;
+  readonly port: MessagePort;
+}
+
+/** Supervisor → main: replacement `worker` crashed (its error event reaches only its creator). */
+export interface CrashedMessage {
+  readonly type: "crashed";
+  readonly worker: number;
 }
 
 /**
@@ -72,7 +147,8 @@ export interface StartedMessage {
   readonly type: "started";
 }
 
-/** Supervisor → main: every tool worker of the pool has started and answered a ping. */
-export interface ReadyMessage {
-  readonly type: "ready";
-}
+/** What the main thread hears from the supervisor. */
+export type SupervisorToMain = SpawnedMessage | CrashedMessage | StartedMessage;
+
+/** What the supervisor hears from the main thread. */
+export type ToSupervisor = SupervisorInitMessage | SpawnMessage | TerminateMessage;

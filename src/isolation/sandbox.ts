@@ -1,38 +1,56 @@
 /**
- * The main thread's handle on the sandbox: starts the supervisor worker
- * with the sandbox grants, sends it jobs, and matches answers to calls.
- * After {@linkcode startSandbox} resolves, the main thread may drop its own
- * read and run permissions: the workers keep theirs.
+ * The main thread's handle on the sandbox: it creates the pool of tool
+ * workers (directly, while it still holds read) and the supervisor that
+ * replaces them, queues calls (at most `queueLimit` waiting, then `busy`),
+ * hands each to an idle warm worker, and stops calls cooperatively:
+ *
+ * - at the time budget, or when the client cancels, it raises the call's
+ *   stop flag (`StopFlag`, shared memory the worker's tools read between
+ *   units of work) and gives the call `stopGraceMs` to return what it has;
+ *   whatever the worker answers within the grace is the call's result (a
+ *   partial success with `timed_out: true` included);
+ * - a worker that has not answered by the end of the grace is abandoned:
+ *   the call answers `timed_out` (or `cancelled`), the worker is terminated
+ *   (on Deno 2.9.6 a thread busy in JavaScript spins on regardless), never
+ *   given another job, and replaced through the supervisor.
+ *
+ * Progress reports of a running call go to its `onProgress`, rate-limited
+ * and strictly increasing; none after its result. After `started` resolves
+ * the main thread may drop its own permissions: the workers keep theirs.
  *
  * @module
  */
 
-import { fromFileUrl } from "../paths.ts";
-import type {
-  EventMessage,
-  InitMessage,
-  ReadyMessage,
-  ResultMessage,
-  SandboxSettings,
-  StartedMessage,
-} from "./messages.ts";
-import { supervisorPermissions } from "./permissions.ts";
+import type { JobMessage, SandboxSettings, WorkerToMain } from "./messages.ts";
+import { cleanProgress, ProgressGate, type ProgressUpdate } from "./progress.ts";
+import { type ToolWorker, ToolWorkerFactory } from "./tool_workers.ts";
 import { refusal } from "../contract/refusal.ts";
 import type { RawToolResult } from "../contract/result.ts";
+import { newStopBuffer, StopFlag, type StopReason } from "../contract/stop.ts";
+import { log } from "../log.ts";
+
+/** Per-call options of {@linkcode Sandbox.run}. */
+export interface RunOptions {
+  /** Aborted when the client cancels the call: queued, it is dropped; running, asked to stop. */
+  readonly signal?: AbortSignal;
+  /** Receives the call's progress (rate-limited, strictly increasing, never after the result). */
+  readonly onProgress?: (update: ProgressUpdate) => void;
+}
 
 /** Runs tool calls in the permission-scoped workers. */
 export interface Sandbox {
   /** Runs `tool` with already-validated `args`; resolves with its raw result (never rejects). */
-  run(tool: string, args: unknown): Promise<RawToolResult>;
+  run(tool: string, args: unknown, options?: RunOptions): Promise<RawToolResult>;
   /**
-   * Resolves once the supervisor's modules are loaded (or it failed to
-   * start). Deno checks that loading against the main thread's read grant,
-   * so the main thread must not drop read before this resolves.
+   * Resolves once the modules of the supervisor and of the workers the main
+   * thread created itself have loaded (or failed to). Deno checks that loading against
+   * the main thread's read grant, so the main thread must not drop read
+   * before this resolves.
    */
   readonly started: Promise<void>;
-  /** Resolves when every tool worker has started and answered a ping (calls may come earlier: they wait). */
+  /** Resolves when the whole pool has answered a ping (calls may come earlier: they wait). */
   readonly ready: Promise<void>;
-  /** How many tool workers were terminated at their budget or crashed so far. */
+  /** How many tool workers were abandoned (budget, cancellation) or crashed so far. */
   readonly replacedWorkers: number;
   /** Stops every worker. Pending calls answer `internal_error`. */
   close(): void;
@@ -47,78 +65,218 @@ export interface SandboxOptions {
   toolWorkerUrl: URL;
 }
 
-const SUPERVISOR = new URL("./supervisor.ts", import.meta.url);
-/** The program's source tree (`src/`): the tool worker's import graph lives here. */
-const PROGRAM_SOURCE = new URL("../", import.meta.url);
+interface Call {
+  readonly job: JobMessage;
+  readonly options: RunOptions;
+  readonly gate: ProgressGate;
+  readonly resolve: (result: RawToolResult) => void;
+  settled: boolean;
+  onAbort?: () => void;
+}
 
-/** Starts the supervisor (and through it the first tool worker). */
+interface Slot {
+  readonly worker: ToolWorker;
+  readonly flag: StopFlag;
+  /** Resolves at the first pong, or when the worker fails. */
+  readonly loaded: PromiseWithResolvers<void>;
+  /** False until the worker has answered its first ping. */
+  warm: boolean;
+  /** False once the worker crashed, was abandoned or closed: its messages are ignored. */
+  live: boolean;
+  call?: Call;
+  /** Why the running call was asked to stop, once it was. */
+  stopping?: StopReason;
+  budget?: ReturnType<typeof setTimeout>;
+  grace?: ReturnType<typeof setTimeout>;
+}
+
+/** Starts the first pool and the supervisor. */
 export function startSandbox(settings: SandboxSettings, options: SandboxOptions): Sandbox {
-  const toolWorkerUrl = options.toolWorkerUrl;
-  const supervisor = new Worker(SUPERVISOR, {
-    type: "module",
-    name: "devserver-supervisor",
-    deno: {
-      permissions: supervisorPermissions(settings.root, [
-        fromFileUrl(PROGRAM_SOURCE),
-        fromFileUrl(new URL("./", toolWorkerUrl)),
-      ]),
-    },
-  });
-  const pending = new Map<number, (result: RawToolResult) => void>();
+  const factory = new ToolWorkerFactory(settings.root, options.toolWorkerUrl);
+  const slots: Slot[] = [];
+  const queue: Call[] = [];
   let nextId = 1;
   let replaced = 0;
   let closed = false;
-  const ready = Promise.withResolvers<void>();
-  const started = Promise.withResolvers<void>();
 
-  const fail = (message: string) => {
-    for (const [id, resolve] of pending) {
-      pending.delete(id);
-      resolve(refusal("internal_error", message));
-    }
+  const settle = (call: Call, result: RawToolResult) => {
+    if (call.settled) return;
+    call.settled = true;
+    if (call.onAbort) call.options.signal?.removeEventListener("abort", call.onAbort);
+    call.resolve(result);
   };
-  supervisor.onmessage = (
-    event: MessageEvent<ResultMessage | EventMessage | ReadyMessage | StartedMessage>,
-  ) => {
-    const message = event.data;
-    if (message.type === "started") {
-      started.resolve();
+
+  const stopMessage = (reason: StopReason) =>
+    reason === "timed_out"
+      ? `The call exceeded its ${settings.timeoutMs} ms budget and was stopped.`
+      : "The client cancelled this call.";
+
+  const clearTimers = (slot: Slot) => {
+    clearTimeout(slot.budget);
+    clearTimeout(slot.grace);
+    slot.budget = slot.grace = undefined;
+  };
+
+  /** Takes `slot` out of the pool for good; returns the call it was running. */
+  const retire = (slot: Slot): Call | undefined => {
+    slot.live = false;
+    clearTimers(slot);
+    const index = slots.indexOf(slot);
+    if (index >= 0) slots.splice(index, 1);
+    const call = slot.call;
+    slot.call = undefined;
+    slot.loaded.resolve();
+    return call;
+  };
+
+  const onMessage = (slot: Slot, message: WorkerToMain) => {
+    if (!slot.live) return;
+    if (message.type === "pong") {
+      slot.warm = true;
+      slot.loaded.resolve();
+      checkReady();
+      pump();
       return;
     }
-    if (message.type === "ready") {
-      ready.resolve();
+    const call = slot.call;
+    if (!call || message.id !== call.job.id) return;
+    if (message.type === "progress") {
+      if (call.settled || !call.options.onProgress || !call.gate.admit(message.progress)) return;
+      call.options.onProgress(cleanProgress(message));
       return;
     }
-    if (message.type === "event") {
-      replaced++;
+    clearTimers(slot);
+    slot.call = undefined;
+    slot.stopping = undefined;
+    settle(call, message.result);
+    pump();
+  };
+
+  const onFailed = (slot: Slot) => {
+    if (!slot.live) return;
+    const call = retire(slot);
+    slot.worker.terminate();
+    replaced++;
+    log("warn", "a tool worker crashed; it is being replaced");
+    if (call) settle(call, refusal("internal_error", "The tool worker crashed during this call."));
+    pump();
+  };
+
+  /** The end of the grace: the worker did not answer; the call answers for it. */
+  const abandon = (slot: Slot) => {
+    if (!slot.live) return;
+    const reason = slot.stopping ?? "timed_out";
+    const call = retire(slot);
+    slot.worker.terminate();
+    replaced++;
+    log(
+      "warn",
+      `a tool worker did not stop within ${settings.stopGraceMs} ms of being asked ` +
+        `(${reason}); it was abandoned and is being replaced`,
+    );
+    if (call) settle(call, refusal(reason, stopMessage(reason)));
+    pump();
+  };
+
+  const askToStop = (slot: Slot, reason: StopReason) => {
+    const call = slot.call;
+    if (!slot.live || !call || slot.stopping) return;
+    slot.stopping = reason;
+    slot.flag.request(call.job.id, reason);
+    clearTimeout(slot.budget);
+    slot.grace = setTimeout(() => abandon(slot), settings.stopGraceMs);
+  };
+
+  const addSlot = (direct: boolean): boolean => {
+    const buffer = newStopBuffer();
+    const made: { slot?: Slot } = {};
+    const events = {
+      message: (message: WorkerToMain) => made.slot && onMessage(made.slot, message),
+      failed: () => made.slot && onFailed(made.slot),
+    };
+    const worker = direct ? factory.direct(events) : factory.replacement(events);
+    if (!worker) return false;
+    const slot: Slot = made.slot = {
+      worker,
+      flag: new StopFlag(buffer),
+      loaded: Promise.withResolvers<void>(),
+      warm: false,
+      live: true,
+    };
+    slots.push(slot);
+    worker.post({ type: "init", settings, stopBuffer: buffer });
+    worker.post({ type: "ping" });
+    return true;
+  };
+
+  const begin = (slot: Slot, call: Call) => {
+    slot.call = call;
+    slot.stopping = undefined;
+    slot.budget = setTimeout(() => askToStop(slot, "timed_out"), settings.timeoutMs);
+    if (call.onAbort) call.options.signal?.removeEventListener("abort", call.onAbort);
+    call.onAbort = () => askToStop(slot, "cancelled");
+    call.options.signal?.addEventListener("abort", call.onAbort, { once: true });
+    slot.worker.post(call.job);
+  };
+
+  function pump(): void {
+    if (closed) return;
+    while (!filling && slots.length < settings.poolSize && addSlot(false)) { /* refill */ }
+    if (slots.length === 0 && !filling) {
+      for (const call of queue.splice(0)) {
+        settle(call, refusal("internal_error", "The sandbox can no longer start tool workers."));
+      }
       return;
     }
-    const resolve = pending.get(message.id);
-    pending.delete(message.id);
-    resolve?.(message.result);
-  };
-  supervisor.onerror = (event: ErrorEvent) => {
-    event.preventDefault();
-    console.error(`devserver: sandbox supervisor failed: ${event.message}`);
-    closed = true;
-    started.resolve();
-    fail("The sandbox stopped unexpectedly.");
-  };
-  supervisor.postMessage(
-    { type: "init", settings, toolWorkerUrl: toolWorkerUrl.href } satisfies InitMessage,
+    while (queue.length > 0) {
+      const slot = slots.find((s) => s.warm && !s.call);
+      if (!slot) return;
+      begin(slot, queue.shift()!);
+    }
+  }
+
+  const direct = Math.max(1, Math.min(settings.directWorkers, settings.poolSize));
+  for (let i = 0; i < direct; i++) addSlot(true);
+  const started = Promise.all([factory.started, ...slots.map((s) => s.loaded.promise)]).then(
+    () => {},
   );
+  // The rest of the pool comes from the supervisor, off the path to the first answer.
+  let filling = true;
+  started.then(() => {
+    filling = false;
+    pump();
+  });
+  const ready = Promise.withResolvers<void>();
+  const checkReady = () => {
+    if (closed || slots.filter((s) => s.warm).length >= settings.poolSize) ready.resolve();
+  };
 
   return {
-    started: started.promise,
+    started,
     ready: ready.promise,
-    run(tool, args) {
+    run(tool, args, options = {}) {
       if (closed) {
         return Promise.resolve(refusal("internal_error", "The sandbox is not running."));
       }
-      const id = nextId++;
+      if (options.signal?.aborted) {
+        return Promise.resolve(refusal("cancelled", stopMessage("cancelled")));
+      }
+      if (queue.length >= settings.queueLimit) {
+        return Promise.resolve(
+          refusal("busy", `${settings.queueLimit} calls are already waiting for a tool worker.`),
+        );
+      }
+      const job: JobMessage = { type: "job", id: nextId++, tool, args };
       return new Promise((resolve) => {
-        pending.set(id, resolve);
-        supervisor.postMessage({ type: "job", id, tool, args });
+        const call: Call = { job, options, gate: new ProgressGate(), resolve, settled: false };
+        call.onAbort = () => {
+          const index = queue.indexOf(call);
+          if (index >= 0) queue.splice(index, 1);
+          settle(call, refusal("cancelled", stopMessage("cancelled")));
+        };
+        options.signal?.addEventListener("abort", call.onAbort, { once: true });
+        queue.push(call);
+        pump();
       });
     },
     get replacedWorkers() {
@@ -127,8 +285,15 @@ export function startSandbox(settings: SandboxSettings, options: SandboxOptions)
     close() {
       if (closed) return;
       closed = true;
-      supervisor.terminate();
-      fail("The sandbox was closed.");
+      const calls = [...queue.splice(0)];
+      for (const slot of [...slots]) {
+        const call = retire(slot);
+        if (call) calls.push(call);
+        slot.worker.terminate();
+      }
+      factory.close();
+      ready.resolve();
+      for (const call of calls) settle(call, refusal("internal_error", "The sandbox was closed."));
     },
   };
 }

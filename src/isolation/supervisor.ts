@@ -1,144 +1,71 @@
 /**
- * The supervisor worker: holds the sandbox's grants so the main thread can
- * drop its own, starts tool workers with the tool-worker grant, hands each
- * job to an idle worker, and enforces the time budget by terminating a
- * worker that overruns and starting a fresh one. It runs no tool code.
+ * The supervisor worker: it keeps the grant needed to start a tool worker
+ * after the main thread has dropped its own, and uses it only for that. The
+ * main thread creates the first pool itself (a worker created from a worker
+ * answers its first message only after about a second on Deno 2.9); when a
+ * worker crashes or is abandoned, the main thread asks the supervisor for a
+ * replacement. The supervisor creates it with the tool-worker grant, hands
+ * it one end of a `MessageChannel` and the main thread the other, so jobs
+ * never pass through here. A replacement's error events reach only its
+ * creator, so the supervisor relays them (`crashed`), and only it can
+ * terminate a replacement (`terminate`). It runs no tool code and reads
+ * nothing itself.
  *
  * @module
  */
 
 /// <reference lib="deno.worker" />
 
-import type {
-  EventMessage,
-  InitMessage,
-  JobMessage,
-  PongMessage,
-  ReadyMessage,
-  ResultMessage,
-  SandboxSettings,
-  StartedMessage,
-} from "./messages.ts";
+import type { ConnectMessage, SupervisorToMain, ToSupervisor } from "./messages.ts";
 import { toolWorkerPermissions } from "./permissions.ts";
-import { refusal } from "../contract/refusal.ts";
 
-interface Slot {
-  worker: Worker;
-  /** False until the worker has answered its warm-up ping. */
-  warm: boolean;
-  job?: { id: number; timer: ReturnType<typeof setTimeout> };
+let root = "";
+let workerUrl = "";
+const workers = new Map<number, Worker>();
+
+function post(message: SupervisorToMain, transfer: Transferable[] = []): void {
+  self.postMessage(message, transfer);
 }
 
-let settings: SandboxSettings | undefined;
-let workerUrl = "";
-const slots: Slot[] = [];
-const queue: JobMessage[] = [];
-
-function spawn(): Slot {
+function spawn(id: number): void {
   const worker = new Worker(workerUrl, {
     type: "module",
     name: "devserver-tool-worker",
-    deno: { permissions: toolWorkerPermissions(settings!.root) },
+    deno: { permissions: toolWorkerPermissions(root) },
   });
-  const slot: Slot = { worker, warm: false };
-  worker.onmessage = (event: MessageEvent<ResultMessage | PongMessage>) => {
-    if (event.data.type === "pong") {
-      slot.warm = true;
-      announceReady();
-      pump();
-      return;
-    }
-    if (!slot.job || event.data.id !== slot.job.id) return;
-    clearTimeout(slot.job.timer);
-    slot.job = undefined;
-    self.postMessage(event.data);
-    pump();
-  };
+  workers.set(id, worker);
   worker.onerror = (event: ErrorEvent) => {
     event.preventDefault();
-    const id = slot.job?.id;
-    replace(slot);
-    if (id !== undefined) {
-      answer(id, "internal_error", "The tool worker crashed during this call.");
-      self.postMessage({ type: "event", event: "worker_crashed", id } satisfies EventMessage);
-    }
-    pump();
+    terminate(id);
+    post({ type: "crashed", worker: id });
   };
-  worker.postMessage({ type: "init", settings: settings!, toolWorkerUrl: workerUrl });
-  worker.postMessage({ type: "ping" });
-  slots.push(slot);
-  return slot;
+  const channel = new MessageChannel();
+  worker.postMessage({ type: "connect", port: channel.port2 } satisfies ConnectMessage, [
+    channel.port2,
+  ]);
+  post({ type: "spawned", worker: id, port: channel.port1 }, [channel.port1]);
 }
 
-let announced = false;
-function announceReady(): void {
-  if (announced || slots.filter((s) => s.warm).length < settings!.poolSize) return;
-  announced = true;
-  self.postMessage({ type: "ready" } satisfies ReadyMessage);
+function terminate(id: number): void {
+  workers.get(id)?.terminate();
+  workers.delete(id);
 }
 
-/** Keeps the pool full: a terminated or crashed worker is replaced at once, warming in the background. */
-function refill(): void {
-  while (slots.length < settings!.poolSize) spawn();
-}
-
-function replace(slot: Slot): void {
-  if (slot.job) clearTimeout(slot.job.timer);
-  slot.worker.terminate();
-  slots.splice(slots.indexOf(slot), 1);
-}
-
-function answer(
-  id: number,
-  error: "timed_out" | "internal_error" | "busy",
-  message: string,
-): void {
-  self.postMessage({ type: "result", id, result: refusal(error, message) } satisfies ResultMessage);
-}
-
-function pump(): void {
-  refill();
-  while (queue.length > 0) {
-    const slot = slots.find((s) => s.warm && s.job === undefined);
-    if (!slot) return;
-    const job = queue.shift()!;
-    const target = slot;
-    const timer = setTimeout(() => {
-      replace(target);
-      answer(
-        job.id,
-        "timed_out",
-        `The call exceeded its ${settings!.timeoutMs} ms budget and was stopped.`,
-      );
-      self.postMessage(
-        { type: "event", event: "worker_terminated", id: job.id } satisfies EventMessage,
-      );
-      pump();
-    }, settings!.timeoutMs);
-    target.job = { id: job.id, timer };
-    target.worker.postMessage(job);
-  }
-}
-
-self.onmessage = (event: MessageEvent<InitMessage | JobMessage>) => {
+self.onmessage = (event: MessageEvent<ToSupervisor>) => {
   const message = event.data;
-  if (message.type === "init") {
-    settings = message.settings;
-    workerUrl = message.toolWorkerUrl;
-    refill(); // start and warm the whole pool now, so no call pays for start-up
-    return;
+  switch (message.type) {
+    case "init":
+      root = message.root;
+      workerUrl = message.toolWorkerUrl;
+      return;
+    case "spawn":
+      spawn(message.worker);
+      return;
+    case "terminate":
+      terminate(message.worker);
+      return;
   }
-  if (queue.length >= settings!.queueLimit) {
-    answer(
-      message.id,
-      "busy",
-      `${settings!.queueLimit} calls are already waiting for a tool worker.`,
-    );
-    return;
-  }
-  queue.push(message);
-  pump();
 };
 
 // Our modules are loaded: the main thread may now drop its read grant.
-self.postMessage({ type: "started" } satisfies StartedMessage);
+post({ type: "started" });

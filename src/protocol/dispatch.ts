@@ -18,7 +18,7 @@ import { refusal } from "../contract/refusal.ts";
 import { escapeName, quoteName } from "../contract/text.ts";
 import type { RawToolResult } from "../contract/result.ts";
 import { log } from "../log.ts";
-import type { Sandbox } from "../isolation/sandbox.ts";
+import type { RunOptions, Sandbox } from "../isolation/sandbox.ts";
 import { findTool } from "../tools/registry.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 
@@ -37,8 +37,13 @@ export class ToolDispatcher {
     this.#options = options;
   }
 
-  /** Calls `name` with `args` (unvalidated, straight from the client). */
-  async call(name: string, args: unknown): Promise<CallToolResult> {
+  /**
+   * Calls `name` with `args` (unvalidated, straight from the client).
+   * `options.signal` is the request's abort signal (a client's
+   * `notifications/cancelled`); `options.onProgress` receives the call's
+   * progress, never after the result.
+   */
+  async call(name: string, args: unknown, options: RunOptions = {}): Promise<CallToolResult> {
     const tool = findTool(name);
     if (!tool) {
       throw new ProtocolError(
@@ -53,7 +58,7 @@ export class ToolDispatcher {
         this.#options,
       );
     }
-    const raw = await this.#sandbox.run(name, parsed.data);
+    const raw = await this.#sandbox.run(name, parsed.data, options);
     if (raw.kind === "invalid_params") {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, raw.message);
     }

@@ -11,9 +11,11 @@
 import {
   McpServer,
   type McpServerFactory,
+  type Notification,
   ProtocolError,
   ProtocolErrorCode,
 } from "@modelcontextprotocol/server";
+import type { ProgressUpdate } from "../isolation/progress.ts";
 import { log } from "../log.ts";
 import { SERVER_NAME, SERVER_VERSION } from "../version.ts";
 import { publishedTools } from "../tools/registry.ts";
@@ -38,9 +40,13 @@ export function createServerFactory(dispatcher: ToolDispatcher): McpServerFactor
       { capabilities: { tools: { listChanged: false } }, instructions: SERVER_INSTRUCTIONS },
     );
     mcp.server.setRequestHandler("tools/list", () => ({ tools }));
-    mcp.server.setRequestHandler("tools/call", async (request) => {
+    mcp.server.setRequestHandler("tools/call", async (request, ctx) => {
+      const progress = progressSender(ctx.mcpReq._meta?.progressToken, ctx.mcpReq.notify);
       try {
-        return await dispatcher.call(request.params.name, request.params.arguments);
+        return await dispatcher.call(request.params.name, request.params.arguments, {
+          signal: ctx.mcpReq.signal,
+          onProgress: progress?.send,
+        });
       } catch (error) {
         if (error instanceof ProtocolError) throw error;
         log(
@@ -48,8 +54,41 @@ export function createServerFactory(dispatcher: ToolDispatcher): McpServerFactor
           `unexpected error in tools/call: ${error instanceof Error ? error.stack : error}`,
         );
         throw new ProtocolError(ProtocolErrorCode.InternalError, "Internal error");
+      } finally {
+        // Every progress notification is on the wire before the result is.
+        await progress?.close();
       }
     });
     return mcp;
+  };
+}
+
+/**
+ * `notifications/progress` for a request that carried `progressToken`
+ * (none otherwise): sent in order, and none once {@linkcode close} was
+ * called, which resolves when those already sent are written.
+ */
+function progressSender(
+  token: string | number | undefined,
+  notify: (notification: Notification) => Promise<void>,
+): { send: (update: ProgressUpdate) => void; close: () => Promise<void> } | undefined {
+  if (token === undefined) return undefined;
+  let open = true;
+  let sent = Promise.resolve();
+  return {
+    send(update) {
+      if (!open) return;
+      const notification = {
+        method: "notifications/progress",
+        params: { progressToken: token, ...update },
+      } as const;
+      sent = sent.then(() => notify(notification)).catch((error) =>
+        log("debug", `progress notification not sent: ${error}`)
+      );
+    },
+    close() {
+      open = false;
+      return sent;
+    },
   };
 }

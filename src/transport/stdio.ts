@@ -221,6 +221,14 @@ export class LineTransport implements Transport {
       return;
     }
     if ("method" in message && "id" in message) this.#pending.add(message.id as string | number);
+    if ("method" in message && message.method === "notifications/cancelled") {
+      // A cancelled request is never answered (the SDK drops its result): stop waiting for it.
+      const cancelled = (message.params as { requestId?: unknown } | undefined)?.requestId;
+      if (typeof cancelled === "string" || typeof cancelled === "number") {
+        this.#pending.delete(cancelled);
+        if (this.#pending.size === 0) this.#drained?.();
+      }
+    }
     this.onmessage?.(message);
   }
 

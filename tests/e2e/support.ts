@@ -289,10 +289,15 @@ export class RawServer implements AsyncDisposable {
 
   readonly #limits: ConformanceLimits;
 
-  constructor(root: string, env: Record<string, string> = {}) {
+  /** `options.args` replaces the `deno` arguments (default: `serveArgs(root)`). */
+  constructor(
+    root: string,
+    env: Record<string, string> = {},
+    options: { args?: string[] } = {},
+  ) {
     this.#limits = limitsFor(root, env);
     this.child = new Deno.Command(Deno.execPath(), {
-      args: serveArgs(root),
+      args: options.args ?? serveArgs(root),
       cwd: REPO_ROOT,
       env: childEnv(env),
       clearEnv: true,

@@ -1,16 +1,19 @@
 /**
  * Denial-of-service attacks on the sandbox: a tool call that never returns
- * (busy or idle), a flood of them, and tool workers that crash. The budget
- * must answer `timed_out`, the worker must be replaced, and the sandbox must
- * keep serving.
+ * (busy or idle), a flood of them, tool workers that crash, calls the client
+ * cancels, and progress floods. At the budget (or on cancellation) the call's
+ * stop flag is raised: a loop that checks it returns what it has, on the same
+ * worker; a worker that ignores it is abandoned after the grace, the call
+ * answers `timed_out` (or `cancelled`), the worker is replaced, and the
+ * sandbox keeps serving.
  */
 
 import assert from "node:assert/strict";
-import { sandboxSettings } from "../../src/app.ts";
+import { sandboxSettings, STOP_GRACE_MS } from "../../src/app.ts";
 import { type Sandbox, startSandbox } from "../../src/isolation/sandbox.ts";
 import type { RawToolResult } from "../../src/contract/result.ts";
 import { configFor, makeWorkspace, type TempWorkspace } from "../helpers/fixtures.ts";
-import { HANG_DEADLINE_MS, within } from "./helpers.ts";
+import { FAST_DEADLINE_MS, HANG_DEADLINE_MS, within } from "./helpers.ts";
 
 const HANG_WORKER = new URL("./fixtures/hang_worker.ts", import.meta.url);
 const BUDGET_MS = 300;
@@ -19,9 +22,10 @@ async function startHangSandbox(
   ws: TempWorkspace,
   poolSize: number,
   queueLimit?: number,
+  budgetMs: number = BUDGET_MS,
 ): Promise<Sandbox & Disposable> {
   const settings = sandboxSettings(
-    configFor(ws.root, { MCP_SANDBOX__TOOL_TIMEOUT_MS: String(BUDGET_MS) }),
+    configFor(ws.root, { MCP_SANDBOX__TOOL_TIMEOUT_MS: String(budgetMs) }),
   );
   const sandbox = startSandbox(
     { ...settings, poolSize, queueLimit: queueLimit ?? settings.queueLimit },
@@ -158,4 +162,115 @@ Deno.test("attack: a flood beyond the queue limit is refused busy at once instea
   const results = await within(Promise.all(flood), HANG_DEADLINE_MS * 2, "the flood");
   for (const result of results) assertRefusedWith(result, "timed_out", ws);
   assert.match(await whoami(sandbox), /.+/);
+});
+
+function structuredOf(result: RawToolResult): Record<string, unknown> {
+  assert.equal(result.kind, "ok", JSON.stringify(result));
+  return (result as { structured: Record<string, unknown> }).structured;
+}
+
+Deno.test("attack: a busy loop that checks its stop flag is stopped at the budget, and its partial result passes through (timed_out: true) on the same worker", async () => {
+  await using ws = await makeWorkspace();
+  using sandbox = await startHangSandbox(ws, 1);
+  const before = await whoami(sandbox);
+  const started = performance.now();
+  const result = await within(sandbox.run("count", {}), HANG_DEADLINE_MS, "count");
+  const elapsed = performance.now() - started;
+  const report = structuredOf(result);
+  assert.equal(report.reason, "timed_out");
+  assert.equal(report.timed_out, true);
+  assert.ok((report.iterations as number) > 0, JSON.stringify(report));
+  assert.ok(elapsed >= BUDGET_MS - 20, `stopped before the budget: ${elapsed} ms`);
+  assert.ok(elapsed < BUDGET_MS + STOP_GRACE_MS, `not stopped within the grace: ${elapsed} ms`);
+  assert.equal(sandbox.replacedWorkers, 0, "a cooperative worker must be kept");
+  assert.equal(await whoami(sandbox), before);
+});
+
+Deno.test("attack: a cancelled call's loop stops (the flag says cancelled) long before the budget, and the worker is kept", async () => {
+  await using ws = await makeWorkspace();
+  using sandbox = await startHangSandbox(ws, 1, undefined, 20_000);
+  const before = await whoami(sandbox);
+  const controller = new AbortController();
+  const started = performance.now();
+  const pending = sandbox.run("count", {}, { signal: controller.signal });
+  setTimeout(() => controller.abort(), 100);
+  const report = structuredOf(await within(pending, HANG_DEADLINE_MS, "cancelled count"));
+  const elapsed = performance.now() - started;
+  assert.equal(report.reason, "cancelled");
+  assert.equal(report.timed_out, false);
+  assert.ok((report.iterations as number) > 0);
+  assert.ok(elapsed < 100 + STOP_GRACE_MS, `cancel took ${elapsed} ms`);
+  assert.equal(sandbox.replacedWorkers, 0);
+  assert.equal(await whoami(sandbox), before);
+});
+
+Deno.test("attack: a cancelled call that is still queued is dropped at once and never runs", async () => {
+  await using ws = await makeWorkspace();
+  using sandbox = await startHangSandbox(ws, 1);
+  const running = sandbox.run("count", {}); // holds the only worker until the budget
+  const controller = new AbortController();
+  const queued = sandbox.run("count", {}, { signal: controller.signal });
+  const aborted = performance.now();
+  controller.abort();
+  const result = await within(queued, FAST_DEADLINE_MS, "the queued call");
+  assert.ok(performance.now() - aborted < BUDGET_MS, "a queued cancel must not wait for a worker");
+  assertRefusedWith(result, "cancelled", ws);
+  assert.equal(structuredOf(await running).reason, "timed_out");
+  // Had the cancelled count run, the worker would be busy for another budget.
+  const next = performance.now();
+  await whoami(sandbox);
+  assert.ok(performance.now() - next < BUDGET_MS, "the cancelled call ran after all");
+  // And a signal aborted before the call is answered cancelled without queueing.
+  assertRefusedWith(
+    await sandbox.run("count", {}, { signal: AbortSignal.abort() }),
+    "cancelled",
+    ws,
+  );
+});
+
+Deno.test("attack: a worker that ignores the stop flag on cancel is abandoned after the grace and replaced; the next call is answered by a fresh worker", async () => {
+  await using ws = await makeWorkspace();
+  using sandbox = await startHangSandbox(ws, 1, undefined, 20_000);
+  const before = await whoami(sandbox);
+  const controller = new AbortController();
+  const started = performance.now();
+  const pending = sandbox.run("hang", {}, { signal: controller.signal });
+  setTimeout(() => controller.abort(), 50);
+  const result = await within(pending, HANG_DEADLINE_MS, "cancelled hang");
+  const elapsed = performance.now() - started;
+  assertRefusedWith(result, "cancelled", ws);
+  assert.ok(elapsed >= 50 + STOP_GRACE_MS - 20, `abandoned before the grace: ${elapsed} ms`);
+  assert.ok(elapsed < 20_000, "the budget, not the cancel, ended the call");
+  await replacedWorkersReach(sandbox, 1);
+  assert.notEqual(await whoami(sandbox), before, "the abandoned worker was given another job");
+});
+
+Deno.test("attack: a tool that reports progress on every iteration reaches the caller at most 10 times a second, strictly increasing, and never after its result", async () => {
+  await using ws = await makeWorkspace();
+  using sandbox = await startHangSandbox(ws, 1);
+  const updates: { progress: number; at: number; afterResult: boolean }[] = [];
+  let answered = false;
+  const ms = 700;
+  const started = performance.now();
+  const result = await within(
+    sandbox.run("progress", { ms }, {
+      onProgress: (update) =>
+        updates.push({ progress: update.progress, at: performance.now(), afterResult: answered }),
+    }),
+    HANG_DEADLINE_MS,
+    "progress",
+  );
+  answered = true;
+  const elapsed = performance.now() - started;
+  const iterations = structuredOf(result).iterations as number;
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  assert.ok(iterations > 100, `the tool reported only ${iterations} times`);
+  const seen = JSON.stringify({ elapsed, iterations, updates });
+  assert.ok(updates.length >= 2, `too few updates: ${seen}`);
+  assert.ok(updates.length <= Math.ceil(elapsed / 100) + 1, `too many: ${seen}`);
+  for (let i = 1; i < updates.length; i++) {
+    assert.ok(updates[i].progress > updates[i - 1].progress, `went back or repeated: ${seen}`);
+    assert.ok(updates[i].at - updates[i - 1].at >= 95, `closer than 100 ms: ${seen}`);
+  }
+  assert.ok(updates.every((u) => !u.afterResult), "progress after the result");
 });

@@ -24,6 +24,18 @@ interface ProbeReport {
 }
 
 async function runProbes(): Promise<{ report: ProbeReport; requestsSeen: number }> {
+  const { reports, requestsSeen } = await runProbesOnPool(1);
+  return { report: reports[0], requestsSeen };
+}
+
+/**
+ * Runs `workers` probes at once on a pool of `workers`, so each runs on its
+ * own worker: with more than one, some were created by the supervisor, not
+ * by the main thread.
+ */
+async function runProbesOnPool(
+  workers: number,
+): Promise<{ reports: ProbeReport[]; requestsSeen: number }> {
   await using ws = await makeWorkspace({
     "inside.txt": "INSIDE\n",
     "flink": { symlink: "../outside/secret.txt" },
@@ -40,24 +52,30 @@ async function runProbes(): Promise<{ report: ProbeReport; requestsSeen: number 
   });
   // Control: the loopback server answers this (unsandboxed) test thread.
   assert.equal(await (await fetch(`http://127.0.0.1:${http.addr.port}/`)).text(), "REACHED");
-  const sandbox = startSandbox(sandboxSettings(configFor(ws.root)), {
-    toolWorkerUrl: BYPASS_WORKER,
-  });
+  const sandbox = startSandbox(
+    { ...sandboxSettings(configFor(ws.root)), poolSize: workers, directWorkers: 1 },
+    { toolWorkerUrl: BYPASS_WORKER },
+  );
   try {
+    await within(sandbox.ready, HANG_DEADLINE_MS, "the pool");
     const args: ProbeArgs = {
       workspace: ws.root,
       outside: ws.outside,
       port: http.addr.port,
       programSource: PROGRAM_SOURCE,
     };
-    const result = await within(sandbox.run("probe", args), HANG_DEADLINE_MS, "probe");
-    assert.equal(result.kind, "ok", JSON.stringify(result));
+    const results = await within(
+      Promise.all(Array.from({ length: workers }, () => sandbox.run("probe", args))),
+      HANG_DEADLINE_MS,
+      "probe",
+    );
+    for (const result of results) assert.equal(result.kind, "ok", JSON.stringify(result));
     // Nothing was written or removed by the worker.
     assert.equal(await Deno.readTextFile(ws.path("inside.txt")), "INSIDE\n");
     await assert.rejects(Deno.lstat(ws.path("written.txt")), Deno.errors.NotFound);
     await assert.rejects(Deno.lstat(ws.path("made")), Deno.errors.NotFound);
-    const report = (result as { structured: unknown }).structured as ProbeReport;
-    return { report, requestsSeen: requestsSeen - 1 };
+    const reports = results.map((r) => (r as { structured: unknown }).structured as ProbeReport);
+    return { reports, requestsSeen: requestsSeen - 1 };
   } finally {
     sandbox.close();
   }
@@ -167,4 +185,25 @@ Deno.test("documented gap: a permitted subprocess (git) is outside Deno's permis
   const outcome = report.probes.gitReadsOutside;
   assert.equal(outcome.ok, true, JSON.stringify(outcome));
   assert.match(String(outcome.value), new RegExp(`\\+${OUTSIDE_SECRET}`));
+});
+
+Deno.test("attack: a tool worker the supervisor created (the rest of the pool, every replacement) holds exactly the grant of one the main thread created", async () => {
+  const { reports, requestsSeen } = await runProbesOnPool(2);
+  assert.equal(reports.length, 2);
+  const [direct, fromSupervisor] = reports;
+  assert.deepEqual(fromSupervisor.permissions, direct.permissions);
+  for (const report of reports) {
+    const p = report.probes;
+    assertNotCapable(p.readOutside, "reading outside");
+    assertNotCapable(p.readProgramSource, "reading the program's own source");
+    assertNotCapable(p.runShell, 'new Deno.Command("sh")');
+    assertNotCapable(p.envGet, "Deno.env.get");
+    assertNotCapable(p.writeInside, "writing inside");
+    assertNotCapable(p.fetchLoopback, "fetch to 127.0.0.1");
+    assertNotCapable(p.escalateWorker, "a nested Worker asking for read: true");
+    assert.equal(p.readInside.ok, true, JSON.stringify(p.readInside));
+    assert.equal(report.permissions["read:workspace"], "granted");
+    assert.equal(report.permissions["run:git"], "granted");
+  }
+  assert.equal(requestsSeen, 0);
 });

@@ -149,7 +149,7 @@ export const SETTINGS: readonly SettingSpec[] = [
     kind: { type: "boolean" },
     defaultText: "true",
     doc:
-      "Replace credentials found in returned content with `[REDACTED:<kind>]` and report what was redacted.",
+      "Replace credentials found in returned content with `[redacted:<rule>]` and report what was redacted.",
   },
   {
     env: "MCP_LOG__LEVEL",

@@ -18,11 +18,25 @@ export interface TextPart {
   readonly untrusted: boolean;
 }
 
+/**
+ * Pieces of a secret the tool found in the whole source that the returned
+ * range cuts (a line range inside a PEM block): the result pipeline replaces
+ * each fragment wherever it appears in the result, and counts the secret once.
+ */
+export interface WithheldSecret {
+  /** The secret rule's id. */
+  readonly rule: string;
+  /** The parts of the secret inside the returned range, one per line. */
+  readonly fragments: readonly string[];
+}
+
 /** A successful raw result: text parts for the model, structured fields for programs. */
 export interface RawOk {
   readonly kind: "ok";
   readonly parts: readonly TextPart[];
   readonly structured: Record<string, unknown>;
+  /** Secrets of the whole source that the returned range cuts (see {@linkcode WithheldSecret}). */
+  readonly withheld?: readonly WithheldSecret[];
 }
 
 /** Arguments a schema cannot catch (a forged or stale cursor): a JSON-RPC -32602. */

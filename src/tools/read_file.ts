@@ -10,6 +10,7 @@ import { CONTENT_ENVELOPE_SHAPE } from "../contract/envelope.ts";
 import { PATH_LIMITS, PATH_REFUSALS } from "../access/resolve.ts";
 import { ToolRefusal } from "../contract/refusal.ts";
 import type { RawToolResult } from "../contract/result.ts";
+import { secretsCutByLines } from "../secrets/cut.ts";
 import type { ToolContext, ToolDefinition } from "./types.ts";
 
 const MAX_LINE_NUMBER = 100_000_000;
@@ -111,6 +112,8 @@ async function readFile(args: ReadFileArgs, ctx: ToolContext): Promise<RawToolRe
       replaced_invalid_utf8: replaced,
       ...(linkCount > 1 ? { hard_links: linkCount } : {}),
     },
+    // Redaction is decided on the whole file: secrets the range cuts are withheld (ADR-017).
+    withheld: selected.length === 0 ? [] : secretsCutByLines(text, first, last),
   };
 }
 

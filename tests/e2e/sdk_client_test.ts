@@ -79,7 +79,7 @@ for (const era of ["modern", "legacy"] as const) {
       assert.equal(structured.content, "alpha\nbeta\n");
       assert.equal(structured.total_lines, 2);
       assert.equal(structured.untrusted_content, true);
-      assert.deepEqual(structured.redactions, []);
+      assert.deepEqual(structured.redaction, { applied: false, count: 0, rules: [] });
     });
 
     await t.step("list_directory: the root, credentials counted not named", async () => {

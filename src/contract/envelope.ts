@@ -27,6 +27,19 @@ export const CONTENT_ENVELOPE_SHAPE = {
   }).describe(
     "Secrets replaced by [redacted:RULE] in this result: the total, and the count per rule (a secret shown in both halves counts once).",
   ),
+  content_assessment: z.strictObject({
+    level: z.enum(["none", "low", "elevated", "high"]),
+    risk: z.number().min(0).max(1),
+    signals: z.array(z.strictObject({
+      id: z.string(),
+      description: z.string(),
+      line: z.int().min(1),
+      excerpt: z.string(),
+    })),
+    invisible_characters: z.int().min(0),
+  }).describe(
+    "How much the untrusted text looks like instructions aimed at you (prompt injection): level, risk 0..1 (noisy-OR of signal weights), up to 12 signals with line and excerpt.",
+  ),
 };
 
 /** The `_meta` key under which a refusal's code and remedy travel for programs. */

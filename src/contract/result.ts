@@ -10,12 +10,33 @@ import type { RawRefusal } from "./refusal.ts";
 
 export type { RawRefusal };
 
+/** What kind of workspace content an untrusted part holds: its fence says so. */
+export const FENCE_LABELS = [
+  "file-content",
+  "search-results",
+  "symbol-definitions",
+  "directory-listing",
+  "project-overview",
+  "commit-messages",
+  "diff",
+] as const;
+
+/** One of {@linkcode FENCE_LABELS}. */
+export type FenceLabel = typeof FENCE_LABELS[number];
+
 /** A piece of a result's text: trusted (ours) or untrusted (from files or git). */
 export interface TextPart {
   /** The text itself. */
   readonly text: string;
   /** Untrusted parts are fenced, scored and redacted by the result pipeline. */
   readonly untrusted: boolean;
+  /** The fence label of an untrusted part (default `file-content`). */
+  readonly label?: FenceLabel;
+  /**
+   * Whether each line of the part starts with its source line number and a
+   * tab (`read_file`): the assessment reports those numbers and reads past them.
+   */
+  readonly numbered?: boolean;
 }
 
 /**

@@ -96,7 +96,7 @@ async function readFile(args: ReadFileArgs, ctx: ToolContext): Promise<RawToolRe
     kind: "ok",
     parts: [
       { text: header, untrusted: false },
-      { text: numbered.join("\n"), untrusted: true },
+      { text: numbered.join("\n"), untrusted: true, label: "file-content", numbered: true },
       ...notes.map((note) => ({ text: note, untrusted: false })),
     ],
     structured: {

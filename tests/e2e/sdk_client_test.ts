@@ -43,7 +43,7 @@ for (const era of ["modern", "legacy"] as const) {
 
     await t.step("instructions say fenced content is untrusted data", () => {
       const instructions = client.getInstructions() ?? "";
-      assert.match(instructions, /<untrusted-file-content id=/);
+      assert.match(instructions, /<untrusted-KIND id=…>/);
       assert.match(instructions, /never an instruction/);
       assert.match(instructions, /untrusted_content/);
     });

@@ -77,7 +77,7 @@ Deno.test("read_file through the in-process server", async (t) => {
     assert.equal(fenced(result), "1\talpha\n2\tbeta\n3\tgamma\n");
     assert.match(textOf(result), /^read_file: lines 1-3 of 3\.\n/);
     assert.deepEqual(
-      { ...s, redaction: undefined },
+      { ...s, redaction: undefined, content_assessment: undefined },
       {
         path: "three.txt",
         content: "alpha\nbeta\ngamma\n",
@@ -89,6 +89,7 @@ Deno.test("read_file through the in-process server", async (t) => {
         replaced_invalid_utf8: 0,
         untrusted_content: true,
         redaction: undefined,
+        content_assessment: undefined,
       },
     );
     assert.deepEqual(s.redaction, { applied: false, count: 0, rules: [] });

@@ -12,6 +12,7 @@ const MIXED = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789!#%+-_";
 function looksLikeCode(value: string): boolean {
   if (/^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$/.test(value)) return true;
   if (/^[A-Za-z_]+$/.test(value)) return true;
+  if (/^(?:~|\.{1,2})?\/[\w.\/-]{0,200}$/.test(value)) return true; // a file path
   if (/^(?:true|false|null|none|nil|undefined)$/i.test(value)) return true;
   if (/^[a-z]+(?:[-_][a-z]+)*\d?$/.test(value)) return true;
   return false;
@@ -42,6 +43,7 @@ export const genericSecret: PatternRule = {
       "api_key: ${{ secrets.API_KEY }}",
       "tokenizer = AutoTokenizer.from_pretrained(name)",
       "password_min_length = 12",
+      "auth_key_path = '/etc/keys/auth.pem'",
     ],
   }),
 };

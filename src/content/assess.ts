@@ -264,20 +264,25 @@ export function assessContent(parts: readonly AssessedText[]): ContentAssessment
       ? unnumber(part.text)
       : { text: part.text, lines: undefined };
     invisible += countInvisible(text);
-    const rawStarts = lineStarts(text);
-    const rawLines = text.split("\n");
+    // Line starts are computed only once something is found (most texts have no signal).
+    let rawStarts: number[] | undefined;
     let folded: string | undefined;
     let foldedStarts: number[] | undefined;
     for (const cls of SIGNAL_CLASSES) {
       const re = cls.raw ?? cls.folded!;
       const hay = cls.raw ? text : (folded ??= foldForAssessment(text));
-      const starts = cls.raw ? rawStarts : (foldedStarts ??= lineStarts(hay));
       const found = byClass.get(cls.id) ?? [];
       re.lastIndex = 0;
       for (let m = re.exec(hay); m && found.length < MAX_FINDINGS_PER_SIGNAL; m = re.exec(hay)) {
         if (m[0].length === 0) re.lastIndex++;
+        const starts = cls.raw
+          ? (rawStarts ??= lineStarts(text))
+          : (foldedStarts ??= lineStarts(hay));
         const index = lineAt(starts, m.index);
-        const source = rawLines[index] ?? "";
+        rawStarts ??= lineStarts(text);
+        const from = rawStarts[index] ?? text.length;
+        const nl = text.indexOf("\n", from);
+        const source = text.slice(from, nl < 0 ? text.length : nl);
         found.push({
           id: cls.id,
           description: cls.description,

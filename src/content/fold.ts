@@ -103,10 +103,12 @@ export function foldForAssessment(text: string): string {
     return ascii >= 0x20 && ascii < 0x7f ? String.fromCharCode(ascii) : "";
   });
   folded = folded.replace(INVISIBLE, "").replace(ANSI, "");
-  // NFKC is skipped for pure ASCII (it changes nothing there).
+  // NFKC and the confusables touch only runs of non-ASCII characters (ASCII is unchanged
+  // by both, and most source text is ASCII).
   // deno-lint-ignore no-control-regex
-  if (/[^\x00-\x7f]/.test(folded)) {
-    folded = folded.normalize("NFKC").replace(CONFUSABLE_CHARS, (ch) => CONFUSABLES[ch]);
-  }
+  folded = folded.replace(
+    /[^\x00-\x7f]+/g,
+    (run) => run.normalize("NFKC").replace(CONFUSABLE_CHARS, (ch) => CONFUSABLES[ch]),
+  );
   return folded.toLowerCase();
 }

@@ -199,6 +199,11 @@ export const SIGNAL_CLASSES: readonly SignalClass[] = [
   },
 ];
 
+const RAW_CLASSES = SIGNAL_CLASSES.filter((c) => c.raw);
+const FOLDED_CLASSES = SIGNAL_CLASSES.filter((c) => c.folded);
+/** Every folded class as one capture group of one alternation (multiline, for role lines). */
+const FOLDED = new RegExp(FOLDED_CLASSES.map((c) => `(${c.folded!.source})`).join("|"), "gm");
+
 /** Untrusted text to assess: the text and the source line number of each of its lines. */
 export interface AssessedText {
   readonly text: string;
@@ -266,31 +271,41 @@ export function assessContent(parts: readonly AssessedText[]): ContentAssessment
     invisible += countInvisible(text);
     // Line starts are computed only once something is found (most texts have no signal).
     let rawStarts: number[] | undefined;
-    let folded: string | undefined;
     let foldedStarts: number[] | undefined;
-    for (const cls of SIGNAL_CLASSES) {
-      const re = cls.raw ?? cls.folded!;
-      const hay = cls.raw ? text : (folded ??= foldForAssessment(text));
+    const record = (cls: SignalClass, index: number, starts: number[], hay: string) => {
       const found = byClass.get(cls.id) ?? [];
+      if (found.length >= MAX_FINDINGS_PER_SIGNAL) return;
+      const line = lineAt(starts, index);
+      rawStarts ??= lineStarts(text);
+      const from = rawStarts[line] ?? text.length;
+      const nl = text.indexOf("\n", from);
+      found.push({
+        id: cls.id,
+        description: cls.description,
+        line: lines ? lines[line] ?? line + 1 : line + 1,
+        excerpt: excerptOf(text.slice(from, nl < 0 ? text.length : nl), index - starts[line]),
+      });
+      byClass.set(cls.id, found);
+      void hay;
+    };
+    for (const cls of RAW_CLASSES) {
+      const re = cls.raw!;
       re.lastIndex = 0;
-      for (let m = re.exec(hay); m && found.length < MAX_FINDINGS_PER_SIGNAL; m = re.exec(hay)) {
-        if (m[0].length === 0) re.lastIndex++;
-        const starts = cls.raw
-          ? (rawStarts ??= lineStarts(text))
-          : (foldedStarts ??= lineStarts(hay));
-        const index = lineAt(starts, m.index);
-        rawStarts ??= lineStarts(text);
-        const from = rawStarts[index] ?? text.length;
-        const nl = text.indexOf("\n", from);
-        const source = text.slice(from, nl < 0 ? text.length : nl);
-        found.push({
-          id: cls.id,
-          description: cls.description,
-          line: lines ? lines[index] ?? index + 1 : index + 1,
-          excerpt: excerptOf(source, m.index - starts[index]),
-        });
+      let n = 0;
+      for (let m = re.exec(text); m && n < MAX_FINDINGS_PER_SIGNAL; m = re.exec(text), n++) {
+        record(cls, m.index, rawStarts ??= lineStarts(text), text);
       }
-      if (found.length > 0) byClass.set(cls.id, found);
+    }
+    // The folded classes run as one alternation: one pass over the copy, whatever their number.
+    // After a find the scan resumes one character on, so a match of another class that starts
+    // inside it is still found.
+    const hay = foldForAssessment(text);
+    FOLDED.lastIndex = 0;
+    for (let m = FOLDED.exec(hay); m; m = FOLDED.exec(hay)) {
+      const k = FOLDED_CLASSES.findIndex((_, i) => m![i + 1] !== undefined);
+      foldedStarts ??= lineStarts(hay);
+      if (k >= 0) record(FOLDED_CLASSES[k], m.index, foldedStarts, hay);
+      FOLDED.lastIndex = m.index + 1;
     }
   }
   let keep = 1;

@@ -98,6 +98,11 @@ const CONFUSABLE_CHARS = new RegExp(`[${Object.keys(CONFUSABLES).join("")}]`, "g
 
 /** The folded copy of `text` (see the module comment). */
 export function foldForAssessment(text: string): string {
+  // deno-lint-ignore no-control-regex
+  if (!/[^\x00-\x7f]/.test(text)) {
+    // Pure ASCII (most source files): only escape sequences and case to fold.
+    return (text.includes("\x1b") ? text.replace(ANSI, "") : text).toLowerCase();
+  }
   let folded = text.replace(TAGS, (pair) => {
     const ascii = pair.charCodeAt(1) - 0xdc00;
     return ascii >= 0x20 && ascii < 0x7f ? String.fromCharCode(ascii) : "";

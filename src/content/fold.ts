@@ -22,6 +22,9 @@ export const TAGS = /\udb40[\udc00-\udc7f]/g;
 // deno-lint-ignore no-control-regex
 const ANSI = /\x1b\[[0-9;?]{0,20}[@-~]|\x1b\][^\x07\x1b\n]{0,200}(?:\x07|\x1b\\)?/g;
 
+// deno-lint-ignore no-control-regex
+const NON_ASCII_RUN = /[^\x00-\x7f]+/g;
+
 /** Latin look-alikes from Cyrillic and Greek (the confusables an attacker uses to dodge words). */
 const CONFUSABLES: Record<string, string> = {
   "а": "a",
@@ -110,9 +113,8 @@ export function foldForAssessment(text: string): string {
   folded = folded.replace(INVISIBLE, "").replace(ANSI, "");
   // NFKC and the confusables touch only runs of non-ASCII characters (ASCII is unchanged
   // by both, and most source text is ASCII).
-  // deno-lint-ignore no-control-regex
   folded = folded.replace(
-    /[^\x00-\x7f]+/g,
+    NON_ASCII_RUN,
     (run) => run.normalize("NFKC").replace(CONFUSABLE_CHARS, (ch) => CONFUSABLES[ch]),
   );
   return folded.toLowerCase();

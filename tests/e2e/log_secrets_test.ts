@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { fakeSecret } from "../../src/secrets/rule.ts";
 import { makeWorkspace } from "../helpers/fixtures.ts";
-import { RawServer } from "./support.ts";
+import { META, RawServer } from "./support.ts";
 
 const GH = "ghp_" + fakeSecret("log-gh", 36);
 const AWS = "AKIA" + fakeSecret("log-aws", 16, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567");
@@ -25,8 +25,17 @@ Deno.test("attack: stderr logs of a run that reads secret-bearing files hold no 
     [`${GH}.txt`]: `${MARKER}\n`,
   });
   await using server = new RawServer(ws.root, { MCP_LOG__LEVEL: "debug" });
-  const call = (name: string, args: Record<string, unknown>) =>
-    server.modern("tools/call", { name, arguments: args });
+  // Generous: under a loaded test run the first call also waits for the tool workers.
+  const call = async (name: string, args: Record<string, unknown>) => {
+    const id = server.nextId();
+    await server.send({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name, arguments: args, _meta: META },
+    });
+    return await server.responseFor(id, 60_000);
+  };
   const answers = [
     await call("read_file", { path: "config.env.txt" }),
     await call("read_file", { path: "docs/key.md", start_line: 2, end_line: 3 }),

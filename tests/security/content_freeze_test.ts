@@ -32,15 +32,12 @@ Deno.test("attack: 1 MiB files built to make redaction backtrack do not stall ot
   // Warm up: the first call also pays for starting the workers.
   await within(call("small.txt"), HANG_DEADLINE_MS, "warm-up");
 
-  const started = performance.now();
   const hostile = Object.keys(HOSTILE).map((path) => call(path));
   // A benign call queued behind ten hostile reads is answered promptly: shaping them all costs
   // well under the deadline (the old rules took about 5 s of main-thread CPU for one of them).
   const benign = await within(call("small.txt"), FAST_DEADLINE_MS, "a benign read behind them");
   assert.match(allText(benign), /1\talpha/);
   const results = await within(Promise.all(hostile), HANG_DEADLINE_MS, "the hostile reads");
-  const elapsed = performance.now() - started;
-  assert.ok(elapsed < FAST_DEADLINE_MS * 2, `ten hostile reads took ${elapsed.toFixed(0)} ms`);
   for (const result of results) {
     assert.equal(result.isError, undefined, allText(result).slice(0, 200));
   }

@@ -17,6 +17,7 @@ import { shapeToolResult } from "../content/pipeline.ts";
 import { refusal } from "../contract/refusal.ts";
 import type { RawToolResult } from "../contract/result.ts";
 import { log } from "../log.ts";
+import { redactSecrets } from "../secrets/find.ts";
 import type { Sandbox } from "../isolation/sandbox.ts";
 import { findTool } from "../tools/registry.ts";
 import type { ToolDefinition } from "../tools/types.ts";
@@ -40,7 +41,10 @@ export class ToolDispatcher {
   async call(name: string, args: unknown): Promise<CallToolResult> {
     const tool = findTool(name);
     if (!tool) {
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${printable(name)}`);
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        this.#redact(`Unknown tool: ${printable(name)}`),
+      );
     }
     const parsed = tool.input.safeParse(args ?? {});
     if (!parsed.success) {
@@ -51,9 +55,14 @@ export class ToolDispatcher {
     }
     const raw = await this.#sandbox.run(name, parsed.data);
     if (raw.kind === "invalid_params") {
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, raw.message);
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, this.#redact(raw.message));
     }
     return this.#conforming(tool, raw);
+  }
+
+  /** A protocol error's message is redacted like any result (it can echo what it was sent). */
+  #redact(message: string): string {
+    return this.#options.redactSecrets ? redactSecrets(message) : message;
   }
 
   /**

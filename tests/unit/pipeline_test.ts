@@ -241,3 +241,12 @@ Deno.test("pipeline: an injection in untrusted text is assessed, noted outside t
     /Injection assessment: high \(risk 0\.\d+\): .*instruction_override \(line 7\)/,
   );
 });
+
+Deno.test("pipeline: a protocol error's message is redacted (an unknown tool named after a token)", async () => {
+  const { ToolDispatcher } = await import("../../src/protocol/dispatch.ts");
+  const dispatcher = new ToolDispatcher({} as never, { redactSecrets: true });
+  await assert.rejects(
+    () => dispatcher.call(`tool ${GH}`, {}),
+    (error: Error) => !error.message.includes(GH) && /redacted:github-token/.test(error.message),
+  );
+});

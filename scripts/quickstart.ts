@@ -78,7 +78,7 @@ async function run(client: Client, transport: QuickstartTransport): Promise<void
   const revision = client.getNegotiatedProtocolVersion();
   check(revision === PROTOCOL, `negotiated revision ${revision}, expected ${PROTOCOL}`);
   check(
-    /untrusted-file-content/.test(client.getInstructions() ?? ""),
+    /<untrusted-KIND id=/.test(client.getInstructions() ?? ""),
     "the instructions do not explain the untrusted fence",
   );
   console.log(`server    ${info.name} ${info.version}`);

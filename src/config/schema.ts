@@ -131,7 +131,8 @@ export const SETTINGS: readonly SettingSpec[] = [
   {
     env: "MCP_SERVER__MAX_RESULT_CHARS",
     key: "maxResultChars",
-    kind: { type: "integer", min: 4_000, max: 1_000_000 },
+    // Above the pipeline's reserve (PIPELINE_RESERVE_CHARS) with room for a tool's own text.
+    kind: { type: "integer", min: 10_000, max: 1_000_000 },
     defaultText: "50000",
     doc:
       "The response budget: the most characters one tool result holds, its text and structured halves together. A result that would be larger is cut, marked `truncated`, and says how to continue. The default keeps a result under Claude Code's 25,000-token cap with margin.",
@@ -149,7 +150,7 @@ export const SETTINGS: readonly SettingSpec[] = [
     kind: { type: "boolean" },
     defaultText: "true",
     doc:
-      "Replace credentials found in returned content with `[REDACTED:<kind>]` and report what was redacted.",
+      "Replace credentials found in returned content with `[redacted:<rule>]` and report what was redacted.",
   },
   {
     env: "MCP_LOG__LEVEL",

@@ -1,22 +1,51 @@
 /**
  * Untrusted fences: every byte that came from the workspace reaches the
- * client between an opening and a closing marker that carry a fresh random
- * nonce, so content cannot forge the end of its own fence.
+ * client between `<untrusted-LABEL id=NONCE>` and `</untrusted-LABEL id=NONCE>`,
+ * where LABEL says what kind of content it is and NONCE is fresh per
+ * response (128 random bits). A nonce that occurs anywhere in the content is
+ * drawn again, so content cannot hold the real closing marker: each fence
+ * has exactly one.
  *
  * @module
  */
 
-/** The fence's tag name. */
-export const FENCE_TAG = "untrusted-file-content";
+import { FENCE_LABELS, type FenceLabel } from "../contract/result.ts";
 
-/** A fresh 128-bit nonce as 32 lowercase hex digits (one per response). */
+export { FENCE_LABELS, type FenceLabel };
+
+/** The tag of a fence of `label`. */
+export function fenceTag(label: FenceLabel): string {
+  return `untrusted-${label}`;
+}
+
+/** A fresh 128-bit nonce as 32 lowercase hex digits. */
 export function newNonce(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(16));
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** Wraps `text` in a fence with `nonce`. The text inside is not altered. */
-export function fenceUntrusted(text: string, nonce: string): string {
+/**
+ * A nonce that occurs in none of `texts` (case-insensitively): drawn again
+ * until it does not, so the content cannot contain a marker that closes the
+ * fence. `draw` is replaceable for tests.
+ */
+export function nonceAbsentFrom(
+  texts: readonly string[],
+  draw: () => string = newNonce,
+): string {
+  for (;;) {
+    const nonce = draw();
+    if (!texts.some((t) => t.toLowerCase().includes(nonce))) return nonce;
+  }
+}
+
+/** Wraps `text` in a fence of `label` with `nonce`. The text inside is not altered. */
+export function fenceUntrusted(
+  text: string,
+  nonce: string,
+  label: FenceLabel = "file-content",
+): string {
+  const tag = fenceTag(label);
   const body = text.endsWith("\n") || text === "" ? text : text + "\n";
-  return `<${FENCE_TAG} id=${nonce}>\n${body}</${FENCE_TAG} id=${nonce}>`;
+  return `<${tag} id=${nonce}>\n${body}</${tag} id=${nonce}>`;
 }

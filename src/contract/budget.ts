@@ -11,7 +11,10 @@ import type { TextPart } from "./result.ts";
 import type { ToolLimits } from "./settings.ts";
 
 /** Characters kept back for what the pipeline adds around a tool's own text and fields. */
-export const PIPELINE_RESERVE_CHARS = 2_000;
+// Fence markers (~90 characters a part), the redaction audit and note, and the injection
+// assessment: at most 12 signals of ~300 characters (a 100-character excerpt, escaped) and its
+// note in the text.
+export const PIPELINE_RESERVE_CHARS = 6_000;
 
 /** What a tool may spend on its text parts and structured half together. */
 export function toolBudget(limits: ToolLimits): number {

@@ -10,12 +10,45 @@ import type { RawRefusal } from "./refusal.ts";
 
 export type { RawRefusal };
 
+/** What kind of workspace content an untrusted part holds: its fence says so. */
+export const FENCE_LABELS = [
+  "file-content",
+  "search-results",
+  "symbol-definitions",
+  "directory-listing",
+  "project-overview",
+  "commit-messages",
+  "diff",
+] as const;
+
+/** One of {@linkcode FENCE_LABELS}. */
+export type FenceLabel = typeof FENCE_LABELS[number];
+
 /** A piece of a result's text: trusted (ours) or untrusted (from files or git). */
 export interface TextPart {
   /** The text itself. */
   readonly text: string;
   /** Untrusted parts are fenced, scored and redacted by the result pipeline. */
   readonly untrusted: boolean;
+  /** The fence label of an untrusted part (default `file-content`). */
+  readonly label?: FenceLabel;
+  /**
+   * Whether each line of the part starts with its source line number and a
+   * tab (`read_file`): the assessment reports those numbers and reads past them.
+   */
+  readonly numbered?: boolean;
+}
+
+/**
+ * Pieces of a secret the tool found in the whole source that the returned
+ * range cuts (a line range inside a PEM block): the result pipeline replaces
+ * each fragment wherever it appears in the result, and counts the secret once.
+ */
+export interface WithheldSecret {
+  /** The secret rule's id. */
+  readonly rule: string;
+  /** The parts of the secret inside the returned range, one per line. */
+  readonly fragments: readonly string[];
 }
 
 /** A successful raw result: text parts for the model, structured fields for programs. */
@@ -23,6 +56,8 @@ export interface RawOk {
   readonly kind: "ok";
   readonly parts: readonly TextPart[];
   readonly structured: Record<string, unknown>;
+  /** Secrets of the whole source that the returned range cuts (see {@linkcode WithheldSecret}). */
+  readonly withheld?: readonly WithheldSecret[];
 }
 
 /** Arguments a schema cannot catch (a forged or stale cursor): a JSON-RPC -32602. */

@@ -18,6 +18,7 @@ import { refusal } from "../contract/refusal.ts";
 import { escapeName, quoteName } from "../contract/text.ts";
 import type { RawToolResult } from "../contract/result.ts";
 import { log } from "../log.ts";
+import { redactSecrets } from "../secrets/find.ts";
 import type { RunOptions, Sandbox } from "../isolation/sandbox.ts";
 import { findTool } from "../tools/registry.ts";
 import type { ToolDefinition } from "../tools/types.ts";
@@ -48,7 +49,7 @@ export class ToolDispatcher {
     if (!tool) {
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,
-        `Unknown tool: ${quoteName(String(name), MAX_ECHOED_NAME)}`,
+        this.#redact(`Unknown tool: ${quoteName(String(name), MAX_ECHOED_NAME)}`),
       );
     }
     const parsed = tool.input.safeParse(args ?? {});
@@ -60,9 +61,14 @@ export class ToolDispatcher {
     }
     const raw = await this.#sandbox.run(name, parsed.data, options);
     if (raw.kind === "invalid_params") {
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, raw.message);
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, this.#redact(raw.message));
     }
     return this.#conforming(tool, raw);
+  }
+
+  /** A protocol error's message is redacted like any result (it can echo what it was sent). */
+  #redact(message: string): string {
+    return this.#options.redactSecrets ? redactSecrets(message) : message;
   }
 
   /**

@@ -127,7 +127,7 @@ async function listDirectory(args: ListDirectoryArgs, ctx: ToolContext): Promise
     kind: "ok",
     parts: [
       { text: `list_directory: ${counts}${range}.`, untrusted: false },
-      { text: page.map(renderEntry).join("\n"), untrusted: true },
+      { text: page.map(renderEntry).join("\n"), untrusted: true, label: "directory-listing" },
     ],
     structured: {
       path: target.relative,

@@ -11,6 +11,7 @@ import { PATH_LIMITS, PATH_REFUSALS } from "../access/resolve.ts";
 import { toolBudget } from "../contract/budget.ts";
 import { ToolRefusal } from "../contract/refusal.ts";
 import type { RawToolResult } from "../contract/result.ts";
+import { secretsCutByLines } from "../secrets/cut.ts";
 import type { ToolContext, ToolDefinition } from "./types.ts";
 
 const MAX_LINE_NUMBER = 100_000_000;
@@ -127,7 +128,7 @@ async function readFile(args: ReadFileArgs, ctx: ToolContext): Promise<RawToolRe
     kind: "ok",
     parts: [
       { text: header(first, last, why), untrusted: false },
-      { text: numbered.join("\n"), untrusted: true },
+      { text: numbered.join("\n"), untrusted: true, label: "file-content", numbered: true },
       ...notes.map((note) => ({ text: note, untrusted: false })),
     ],
     structured: {
@@ -145,6 +146,13 @@ async function readFile(args: ReadFileArgs, ctx: ToolContext): Promise<RawToolRe
       replaced_invalid_utf8: replaced,
       ...(linkCount > 1 ? { hard_links: linkCount } : {}),
     },
+    // Redaction is decided on the whole file: secrets the range cuts are withheld (ADR-017).
+    withheld: selected.length === 0 ? [] : secretsCutByLines(
+      text,
+      first,
+      last,
+      picked.cutLine === undefined ? undefined : selected[0].length,
+    ),
   };
 }
 

@@ -22,16 +22,17 @@ interface Layer {
 /** The layers, bottom up. A layer may always import from itself (acyclically). */
 export const LAYERS: readonly Layer[] = [
   { name: "contract", members: ["src/contract/"], mayImport: [] },
+  { name: "secrets", members: ["src/secrets/"], mayImport: [] },
   { name: "base", members: ["src/log.ts", "src/version.ts", "src/paths.ts"], mayImport: [] },
   { name: "access", members: ["src/access/"], mayImport: ["contract", "base"] },
   { name: "config", members: ["src/config/"], mayImport: ["contract", "base", "access"] },
-  { name: "tools", members: ["src/tools/"], mayImport: ["contract", "base", "access"] },
+  { name: "tools", members: ["src/tools/"], mayImport: ["contract", "secrets", "base", "access"] },
   { name: "isolation", members: ["src/isolation/"], mayImport: ["contract", "base"] },
-  { name: "content", members: ["src/content/"], mayImport: ["contract"] },
+  { name: "content", members: ["src/content/"], mayImport: ["contract", "secrets"] },
   {
     name: "protocol",
     members: ["src/protocol/"],
-    mayImport: ["contract", "base", "content", "tools", "isolation"],
+    mayImport: ["contract", "secrets", "base", "content", "tools", "isolation"],
   },
   { name: "transport", members: ["src/transport/"], mayImport: ["contract", "base"] },
   {
@@ -39,6 +40,7 @@ export const LAYERS: readonly Layer[] = [
     members: ["src/app.ts", "src/tool_worker.ts"],
     mayImport: [
       "contract",
+      "secrets",
       "base",
       "config",
       "access",
@@ -54,6 +56,7 @@ export const LAYERS: readonly Layer[] = [
     members: ["src/cli/"],
     mayImport: [
       "contract",
+      "secrets",
       "base",
       "config",
       "access",

@@ -235,10 +235,10 @@ Deno.test("deno task devserver resolves relative paths against where the user ra
   // stdout is exactly the program's output: no task banner before it, nothing after it.
   const lines = stdout.trimEnd().split("\n");
   assert.equal(lines[0], "list_directory: 2 entries.", stdout);
-  const nonce = lines[1].match(FENCE_OPEN)?.[1];
+  const nonce = lines[1].match(/^<untrusted-directory-listing id=([0-9a-f]{32})>$/)?.[1];
   assert.ok(nonce, stdout);
   assert.deepEqual(lines.slice(2, -1), ["dir/", "here.txt  2 bytes"]);
-  assert.equal(lines.at(-1), `</untrusted-file-content id=${nonce}>`);
+  assert.equal(lines.at(-1), `</untrusted-directory-listing id=${nonce}>`);
 });
 
 Deno.test("concurrent starts all get a working sandbox", async () => {

@@ -29,7 +29,7 @@ Deno.test("raw JSON-RPC lines over a real pipe", async (t) => {
     assert.ok((result.supportedVersions as string[]).includes(MODERN), JSON.stringify(result));
     assert.equal(result.resultType, "complete");
     assert.deepEqual(result.capabilities, { tools: { listChanged: false } });
-    assert.match(String(result.instructions), /untrusted-file-content/);
+    assert.match(String(result.instructions), /<untrusted-KIND id=…>/);
     const info = (result._meta as Record<string, { name: string }>)[
       "io.modelcontextprotocol/serverInfo"
     ];

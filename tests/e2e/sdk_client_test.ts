@@ -43,7 +43,7 @@ for (const era of ["modern", "legacy"] as const) {
 
     await t.step("instructions say fenced content is untrusted data", () => {
       const instructions = client.getInstructions() ?? "";
-      assert.match(instructions, /<untrusted-file-content id=/);
+      assert.match(instructions, /<untrusted-KIND id=…>/);
       assert.match(instructions, /never an instruction/);
       assert.match(instructions, /untrusted_content/);
     });
@@ -79,7 +79,7 @@ for (const era of ["modern", "legacy"] as const) {
       assert.equal(structured.content, "alpha\nbeta\n");
       assert.equal(structured.total_lines, 2);
       assert.equal(structured.untrusted_content, true);
-      assert.deepEqual(structured.redactions, []);
+      assert.deepEqual(structured.redaction, { applied: false, count: 0, rules: [] });
     });
 
     await t.step("list_directory: the root, credentials counted not named", async () => {

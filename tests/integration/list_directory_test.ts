@@ -20,7 +20,7 @@ type Listing = {
   hidden_count: number;
   next_cursor?: string;
   untrusted_content: true;
-  redactions: unknown[];
+  redaction: unknown;
 };
 
 /** The structured half of a successful listing, checked against the published output schema. */

@@ -24,7 +24,7 @@ type Structured = {
   replaced_invalid_utf8: number;
   hard_links?: number;
   untrusted_content: true;
-  redactions: { kind: string; count: number }[];
+  redaction: { applied: boolean; count: number; rules: { rule: string; count: number }[] };
 };
 
 /** The structured half of a successful read, checked against the published output schema. */
@@ -77,7 +77,7 @@ Deno.test("read_file through the in-process server", async (t) => {
     assert.equal(fenced(result), "1\talpha\n2\tbeta\n3\tgamma\n");
     assert.match(textOf(result), /^read_file: lines 1-3 of 3\.\n/);
     assert.deepEqual(
-      { ...s, redactions: undefined },
+      { ...s, redaction: undefined, content_assessment: undefined },
       {
         path: "three.txt",
         content: "alpha\nbeta\ngamma\n",
@@ -88,10 +88,11 @@ Deno.test("read_file through the in-process server", async (t) => {
         size_bytes: 17,
         replaced_invalid_utf8: 0,
         untrusted_content: true,
-        redactions: undefined,
+        redaction: undefined,
+        content_assessment: undefined,
       },
     );
-    assert.deepEqual(s.redactions, []);
+    assert.deepEqual(s.redaction, { applied: false, count: 0, rules: [] });
   });
 
   await t.step("accepts nested and absolute paths inside the workspace", async () => {

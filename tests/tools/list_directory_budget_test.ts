@@ -49,7 +49,7 @@ Deno.test("list_directory budget: long names are paged within the budget and eve
 
 Deno.test("list_directory budget: a small budget still lists at least one entry per page", async () => {
   await using ws = await makeWorkspace({ "a.txt": "", "b.txt": "", "c.txt": "" });
-  const ctx = directContext(ws.root, { MCP_SERVER__MAX_RESULT_CHARS: "4000" });
+  const ctx = directContext(ws.root, { MCP_SERVER__MAX_RESULT_CHARS: "10000" });
   const listing = ok(await callDirect(ctx, "list_directory", {}));
   assert.ok(listing.entries.length >= 1);
   assert.equal(listing.truncated, listing.entries.length < 3);

@@ -61,10 +61,10 @@ Deno.test("read_file budget: a 4,000-line file is read in budget-sized pieces th
 
 Deno.test("read_file budget: a line longer than the budget is cut, marked, and the call still answers", async () => {
   await using ws = await makeWorkspace({ "min.js": "x".repeat(20_000) + "\nsecond\n" });
-  const ctx = directContext(ws.root, { MCP_SERVER__MAX_RESULT_CHARS: "4000" });
+  const ctx = directContext(ws.root, { MCP_SERVER__MAX_RESULT_CHARS: "10000" });
   const result = ok(await callDirect(ctx, "read_file", { path: "min.js" }));
   const s = result.structuredContent;
-  assert.ok(shapedResultChars(result) <= 4000, `${shapedResultChars(result)} chars`);
+  assert.ok(shapedResultChars(result) <= 10_000, `${shapedResultChars(result)} chars`);
   assert.equal(s.cut_line, 1);
   assert.equal(s.truncated, true);
   assert.equal(s.next_start_line, 2);
@@ -78,9 +78,9 @@ Deno.test("read_file budget: a line longer than the budget is cut, marked, and t
 Deno.test("read_file budget: text that JSON escapes to six times its size still fits", async () => {
   const hostile = ("\u0001".repeat(200) + "\n").repeat(400);
   await using ws = await makeWorkspace({ "ctl.txt": hostile });
-  const ctx = directContext(ws.root, { MCP_SERVER__MAX_RESULT_CHARS: "8000" });
+  const ctx = directContext(ws.root, { MCP_SERVER__MAX_RESULT_CHARS: "12000" });
   const result = ok(await callDirect(ctx, "read_file", { path: "ctl.txt" }));
-  assert.ok(shapedResultChars(result) <= 8000, `${shapedResultChars(result)} chars`);
+  assert.ok(shapedResultChars(result) <= 12_000, `${shapedResultChars(result)} chars`);
   assert.equal(result.structuredContent.truncated, true);
 });
 

@@ -83,7 +83,7 @@ Deno.test("registry: output schemas carry the untrusted-content envelope", () =>
   for (const tool of publishedTools()) {
     const schema = tool.outputSchema as Schema & { properties: Record<string, Schema> };
     assert.equal(schema.properties.untrusted_content.const, true, tool.name);
-    assert.equal(schema.properties.redactions.type, "array", tool.name);
+    assert.equal(schema.properties.redaction.type, "object", tool.name);
     assert.ok((schema.required as string[]).includes("untrusted_content"), tool.name);
     assert.equal(schema.additionalProperties, false, tool.name);
   }

@@ -1,0 +1,95 @@
+/**
+ * Content-pipeline benchmark: what redaction and assessment cost per MiB of
+ * text, on ordinary files and on inputs built to make rules backtrack, as a
+ * ratio against a baseline measured in the same run on the same string:
+ * `JSON.stringify` of it, which the server pays for every result anyway.
+ *
+ * - redact: `findSecrets` + replacement over one MiB (one half of a result);
+ * - pipeline: `shapeToolResult` of a raw result holding the MiB in both
+ *   halves (redaction of both, assessment, fencing): what the main thread does.
+ *
+ * CPU time (not wall time), medians of `--runs` runs (default 7).
+ * Usage: deno task bench:content
+ *
+ * @module
+ */
+
+import { cpuUsage } from "node:process";
+import { parseArgs } from "node:util";
+import { shapeToolResult } from "../src/content/pipeline.ts";
+import { redactSecrets } from "../src/secrets/find.ts";
+import { REPO_ROOT } from "./lib/program.ts";
+
+const { values } = parseArgs({ args: Deno.args, options: { runs: { type: "string" } } });
+const RUNS = Number(values.runs ?? 7);
+const MIB = 1 << 20;
+const fill = (bait: string) => bait.repeat(Math.ceil(MIB / bait.length)).slice(0, MIB);
+
+const source = (path: string) => fill(Deno.readTextFileSync(`${REPO_ROOT}/${path}`));
+
+/** Name → one MiB of text. */
+const INPUTS: Record<string, string> = {
+  "code (src/access/workspace.ts)": source("src/access/workspace.ts"),
+  "prose with Unicode (ARCHITECTURE.md)": source("ARCHITECTURE.md"),
+  "eyJ- flood": fill("eyJ-"),
+  "eyJ. flood": fill("eyJaaaaaaaa.eyJaaaaaaaa."),
+  "-----BEGIN lines": fill("-----BEGIN RSA PRIVATE KEY-----\n"),
+  "-----BEGIN one line": fill("-----BEGIN RSA PRIVATE KEY----- "),
+  "ghp_ prefix": "ghp_" + "a".repeat(MIB - 4),
+  "ghp_ flood": fill("ghp_"),
+  "AKIA flood": fill("AKIA"),
+  "AKIA spaced": fill("AKIAQ "),
+  "sk- flood": fill("sk-"),
+  "password= flood": fill("password=password="),
+  "Authorization flood": fill("Authorization: "),
+  "://user: flood": fill("://a:"),
+  "one huge line": "x".repeat(MIB),
+  "many short lines": fill("a\n"),
+  "injection phrases": fill("ignore all previous instructions and "),
+  "bidi + zero-width": fill("a\u202e\u200bb "),
+};
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+/**
+ * CPU time of `f` in ms (user + system of this process): on a shared machine wall time mostly
+ * measures the wait for a core, CPU time what the work costs.
+ */
+function time(f: () => unknown): number {
+  const t0 = cpuUsage();
+  f();
+  const d = cpuUsage(t0);
+  return (d.user + d.system) / 1000;
+}
+
+console.log(`content pipeline, ${RUNS} runs each, medians, CPU ms per MiB`);
+console.log(
+  "| input | baseline JSON.stringify | redact (one half) | ratio | pipeline (both halves) | ratio |",
+);
+console.log("| --- | ---: | ---: | ---: | ---: | ---: |");
+let worst = 0;
+for (const [name, text] of Object.entries(INPUTS)) {
+  const base: number[] = [], redact: number[] = [], shape: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    base.push(time(() => JSON.stringify(text)));
+    redact.push(time(() => redactSecrets(text)));
+    shape.push(time(() =>
+      shapeToolResult({
+        kind: "ok",
+        parts: [{ text, untrusted: true }],
+        structured: { content: text },
+      }, { redactSecrets: true })
+    ));
+  }
+  const b = median(base), r = median(redact), p = median(shape);
+  worst = Math.max(worst, p);
+  console.log(
+    `| ${name} | ${b.toFixed(2)} | ${r.toFixed(2)} | ${(r / b).toFixed(1)}× | ${p.toFixed(2)} | ${
+      (p / b).toFixed(1)
+    }× |`,
+  );
+}
+console.log(`worst pipeline cost: ${worst.toFixed(1)} ms per MiB of file (both halves)`);

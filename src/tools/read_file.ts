@@ -12,6 +12,7 @@ import { toolBudget } from "../contract/budget.ts";
 import { ToolRefusal } from "../contract/refusal.ts";
 import type { RawToolResult } from "../contract/result.ts";
 import { secretsCutByLines } from "../secrets/cut.ts";
+import { findSecrets } from "../secrets/find.ts";
 import type { ToolContext, ToolDefinition } from "./types.ts";
 
 const MAX_LINE_NUMBER = 100_000_000;
@@ -100,6 +101,11 @@ async function readFile(args: ReadFileArgs, ctx: ToolContext): Promise<RawToolRe
     ? { lines: [], cutLine: undefined }
     : pickWithinBudget(lines, start, wantedEnd, width, toolBudget(ctx.limits) - overhead);
   const selected = picked.lines;
+  if (picked.cutLine !== undefined) {
+    // A line cut to fit the budget is cut before any secret the cut would split, so no part of
+    // a secret a whole read would redact is returned (ADR-017).
+    selected[0] = cutBeforeSecrets(text, lineOffset(text, picked.cutLine), selected[0]);
+  }
   const end = start + selected.length - 1;
   const first = selected.length > 0 ? start : 0;
   const last = selected.length > 0 ? end : 0;
@@ -154,6 +160,25 @@ async function readFile(args: ReadFileArgs, ctx: ToolContext): Promise<RawToolRe
       picked.cutLine === undefined ? undefined : selected[0].length,
     ),
   };
+}
+
+/** The offset in `text` where 1-based line `line` starts. */
+function lineOffset(text: string, line: number): number {
+  let at = 0;
+  for (let n = 1; n < line; n++) at = text.indexOf("\n", at) + 1;
+  return at;
+}
+
+/** `prefix` (the start of the line at `lineStart`) shortened to end before any secret it splits. */
+export function cutBeforeSecrets(text: string, lineStart: number, prefix: string): string {
+  let keep = prefix.length;
+  const cut = lineStart + keep;
+  for (const span of findSecrets(text)) {
+    if (span.start < cut && span.end > cut) {
+      keep = Math.min(keep, Math.max(0, span.start - lineStart));
+    }
+  }
+  return prefix.slice(0, keep);
 }
 
 const CUT_AT_BUDGET = (next: number) =>

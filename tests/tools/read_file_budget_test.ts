@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { shapedResultChars } from "../../src/contract/budget.ts";
-import { pickWithinBudget } from "../../src/tools/read_file.ts";
+import { cutBeforeSecrets, pickWithinBudget } from "../../src/tools/read_file.ts";
 import { callDirect, directContext, makeWorkspace, textOf } from "../helpers/fixtures.ts";
 
 interface Read {
@@ -93,4 +93,16 @@ Deno.test("read_file budget: pickWithinBudget counts both halves and always make
   const cut = pickWithinBudget(["y".repeat(100)], 1, 1, 1, 30);
   assert.equal(cut.cutLine, 1);
   assert.ok(cut.lines[0].length >= 1 && cut.lines[0].length <= 13);
+});
+
+Deno.test("attack: a line cut to fit the budget never ends inside a secret, so no piece of it is returned", () => {
+  const token = "ghp_" + "a1B2c3D4e5".repeat(4);
+  const line = "x".repeat(99) + " " + token + " " + "y".repeat(100);
+  const text = "first line\n" + line + "\n";
+  const lineStart = "first line\n".length;
+  // A budget cut that falls in the middle of the token.
+  const cut = cutBeforeSecrets(text, lineStart, line.slice(0, 110));
+  assert.equal(cut, "x".repeat(99) + " ", "the cut moves back to where the secret starts");
+  // A cut after the whole token leaves it for the pipeline to redact whole.
+  assert.equal(cutBeforeSecrets(text, lineStart, line.slice(0, 150)), line.slice(0, 150));
 });

@@ -32,8 +32,10 @@ export async function git(
       GIT_COMMITTER_DATE: "2026-01-02T03:04:05+01:00",
       ...env,
     },
+    stdin: "null",
     stdout: "piped",
     stderr: "piped",
+    signal: AbortSignal.timeout(20_000),
   }).output();
   const dec = new TextDecoder();
   if (!out.success) {

@@ -81,7 +81,7 @@ export class ToolDispatcher {
 }
 
 /** A schema failure as one line: which fields, what was wrong. Values are never echoed. */
-function describeIssues(error: z.ZodError): string {
+export function describeIssues(error: z.ZodError): string {
   const issues = error.issues.slice(0, 5).map((issue) => {
     const where = issue.path.length ? issue.path.join(".") : "arguments";
     if (issue.code === "unrecognized_keys") {

@@ -11,6 +11,7 @@ import { createDevServer, type DevServer, sandboxSettings } from "../../src/app.
 import { type Config, loadConfig } from "../../src/config/load.ts";
 import { shapeToolResult } from "../../src/content/pipeline.ts";
 import { refusal } from "../../src/contract/refusal.ts";
+import { describeIssues } from "../../src/protocol/dispatch.ts";
 import { TOOLS } from "../../src/tools/registry.ts";
 import { type CallHooks, createToolContext, runTool } from "../../src/tools/runtime.ts";
 import type { ToolContext } from "../../src/tools/types.ts";
@@ -116,7 +117,7 @@ export async function callDirect(
   if (!tool) throw new Error(`no tool ${name}`);
   const parsed = tool.input.safeParse(args ?? {});
   if (!parsed.success) {
-    return shapeToolResult(refusal("invalid_arguments", parsed.error.message), {
+    return shapeToolResult(refusal("invalid_arguments", describeIssues(parsed.error)), {
       redactSecrets: true,
     });
   }

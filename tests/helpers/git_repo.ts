@@ -103,3 +103,28 @@ export async function makeSmallHistory(): Promise<TempRepository> {
   await repo.git(["tag", "v1", "HEAD~2"]);
   return repo;
 }
+
+/** A shaped tool result as tests read it (a -32602 case fails the test). */
+export interface Shaped {
+  isError?: boolean;
+  content?: unknown[];
+  structuredContent?: Record<string, unknown>;
+  _meta?: Record<string, unknown>;
+}
+
+/** Asserts `result` is a shaped result (not a -32602 case) and returns it. */
+export function shaped(result: unknown): Shaped {
+  if (result && typeof result === "object" && "invalidParams" in result) {
+    throw new Error(
+      `expected a tool result, got -32602: ${(result as { invalidParams: string }).invalidParams}`,
+    );
+  }
+  return result as Shaped;
+}
+
+/** The `structuredContent` of a successful result (fails on a refusal). */
+export function structured<T = Record<string, unknown>>(result: unknown): T {
+  const r = shaped(result);
+  if (r.isError) throw new Error(`expected success, got: ${JSON.stringify(r.content)}`);
+  return r.structuredContent as T;
+}

@@ -20,8 +20,8 @@ export const REVISION_MAX_CHARS = 200;
  */
 export const REVISION_PATTERN = /^(?!-)(?!.*\.\.\.?-)[A-Za-z0-9_./@{}~^+-]{1,200}$/;
 
-/** One end of a range: the same characters, no `..` inside. */
-const END_PATTERN = /^(?!-)[A-Za-z0-9_./@{}~^+-]+$/;
+/** One end of a range: the same characters, no leading `.` or `-`, no `..` inside. */
+const END_PATTERN = /^(?![.-])[A-Za-z0-9_./@{}~^+-]+$/;
 
 /**
  * Dates for `since`/`until`: `YYYY-MM-DD`, optionally with a time and a zone
@@ -29,6 +29,12 @@ const END_PATTERN = /^(?!-)[A-Za-z0-9_./@{}~^+-]+$/;
  */
 export const DATE_PATTERN =
   /^(?:\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?(?:Z|[+-]\d{2}:?\d{2})?)?|\d{1,4} (?:second|minute|hour|day|week|month|year)s? ago)$/;
+
+/**
+ * What the schema lets through for a date: no leading `-`, a short
+ * charset. The handler then requires {@linkcode DATE_PATTERN} exactly.
+ */
+export const DATE_SCHEMA_PATTERN = /^(?!-)[0-9A-Za-z :+-]{1,40}$/;
 
 /** The longest `grep` text. */
 export const GREP_MAX_CHARS = 200;

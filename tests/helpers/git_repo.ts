@@ -78,7 +78,8 @@ export async function makeRepository(
         await Deno.writeTextFile(target, content);
       }
     }
-    const date = commit.date ?? `2026-01-${String(day++).padStart(2, "0")}T10:00:00+00:00`;
+    const date = commit.date ??
+      new Date(Date.UTC(2026, 0, day++, 10)).toISOString().replace(".000Z", "+00:00");
     await git(ws.root, ["add", "-A"]);
     await git(ws.root, ["commit", "-q", "--allow-empty", "-m", commit.message], {
       GIT_AUTHOR_DATE: date,

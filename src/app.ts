@@ -10,6 +10,7 @@ import type { McpServerFactory } from "@modelcontextprotocol/server";
 import type { Config } from "./config/load.ts";
 import { ToolDispatcher } from "./protocol/dispatch.ts";
 import { createServerFactory } from "./protocol/server.ts";
+import { locateGit } from "./access/git_environment.ts";
 import type { SandboxSettings } from "./isolation/messages.ts";
 import { type Sandbox, type SandboxOptions, startSandbox } from "./isolation/sandbox.ts";
 
@@ -73,8 +74,10 @@ export function sandboxSettings(config: Config): SandboxSettings {
       maxLines: config.maxLines,
       listPageSize: config.listPageSize,
       maxResultChars: config.maxResultChars,
+      timeoutMs: config.toolTimeoutMs,
     },
     cursorKey: crypto.getRandomValues(new Uint8Array(32)),
+    gitBinary: locateGit(Deno.env.get("PATH") ?? "", config.workspaceRoot),
     timeoutMs: config.toolTimeoutMs,
     stopGraceMs: STOP_GRACE_MS,
     poolSize: TOOL_WORKER_POOL_SIZE,

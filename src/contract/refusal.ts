@@ -27,6 +27,11 @@ export const REFUSAL_CODES = [
   "cancelled",
   "busy",
   "internal_error",
+  "not_a_repository",
+  "unsafe_repository",
+  "bad_revision",
+  "git_unavailable",
+  "git_failed",
 ] as const;
 
 /** A stable refusal code. */
@@ -55,6 +60,14 @@ export const DEFAULT_REMEDIES: Readonly<Record<RefusalCode, string>> = {
   cancelled: "The client cancelled this call; nothing was returned.",
   busy: "Too many calls are waiting for a tool worker; retry once earlier calls have answered.",
   internal_error: "The server hit an unexpected error; retry, and report it if it persists.",
+  not_a_repository:
+    "The git tools need a git repository at the workspace root; open the repository's top folder as the workspace.",
+  unsafe_repository:
+    "The git tools serve only a repository kept inside the workspace; open the repository that owns the history itself.",
+  bad_revision:
+    "Give a branch, tag, commit SHA or HEAD-relative name (HEAD~1), or a range A..B / A...B; git_log lists commits.",
+  git_unavailable: "Install git on the server's PATH and restart the server.",
+  git_failed: "git could not answer this request; check the arguments, or narrow the request.",
 };
 
 /**

@@ -20,6 +20,11 @@ export interface ToolLimits {
    * continue.
    */
   readonly maxResultChars: number;
+  /**
+   * The time budget of one call (`MCP_SANDBOX__TOOL_TIMEOUT_MS`). A tool that
+   * starts a child process (git) kills it before the budget runs out.
+   */
+  readonly timeoutMs: number;
 }
 
 /** Everything a tool worker needs to build its tool context. */
@@ -38,4 +43,10 @@ export interface ToolSettings {
   readonly limits: ToolLimits;
   /** Key for pagination cursors (random per start, or shared by configuration). */
   readonly cursorKey: Uint8Array;
+  /**
+   * The absolute path of the git program, found at start on the server's
+   * PATH (a tool worker holds no env permission to look it up), or `null`
+   * when there is none: the git tools then refuse `git_unavailable`.
+   */
+  readonly gitBinary: string | null;
 }

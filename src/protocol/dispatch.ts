@@ -96,7 +96,7 @@ export class ToolDispatcher {
 }
 
 /** A schema failure as one line: which fields, what was wrong. Values are never echoed. */
-function describeIssues(error: z.ZodError): string {
+export function describeIssues(error: z.ZodError): string {
   const issues = error.issues.slice(0, 5).map((issue) => {
     // Field names come from the client: escaped and bounded like any name.
     const where = issue.path.length

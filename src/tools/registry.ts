@@ -9,12 +9,19 @@
 
 import { z } from "zod";
 import type { Tool } from "@modelcontextprotocol/server";
+import { gitDiffTool } from "./git_diff.ts";
+import { gitLogTool } from "./git_log.ts";
 import { listDirectoryTool } from "./list_directory.ts";
 import { readFileTool } from "./read_file.ts";
 import type { ToolDefinition } from "./types.ts";
 
 /** Every tool, in publishing order. */
-export const TOOLS: readonly ToolDefinition[] = [readFileTool, listDirectoryTool];
+export const TOOLS: readonly ToolDefinition[] = [
+  readFileTool,
+  listDirectoryTool,
+  gitLogTool,
+  gitDiffTool,
+];
 
 /** The tool called `name`, or `undefined`. */
 export function findTool(name: string): ToolDefinition | undefined {

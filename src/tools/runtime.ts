@@ -9,6 +9,7 @@
  */
 
 import { Denylist } from "../access/denylist.ts";
+import { GitRunner } from "../access/git.ts";
 import { Workspace } from "../access/workspace.ts";
 import { refusal, ToolRefusal } from "../contract/refusal.ts";
 import type { RawToolResult } from "../contract/result.ts";
@@ -38,6 +39,11 @@ export interface CallHooks {
 export function createToolContext(settings: ToolSettings, hooks: CallHooks = {}): ToolContext {
   return {
     workspace: workspaceFor(settings),
+    git: new GitRunner({
+      root: settings.root,
+      workspaceName: settings.workspaceName,
+      binary: settings.gitBinary,
+    }),
     limits: settings.limits,
     cursors: new CursorCodec(settings.cursorKey),
     stop: hooks.stop ?? NEVER_STOP,

@@ -7,6 +7,7 @@
  */
 
 import type { z } from "zod";
+import type { GitRunner } from "../access/git.ts";
 import type { Workspace } from "../access/workspace.ts";
 import type { RefusalCode } from "../contract/refusal.ts";
 import type { RawToolResult } from "../contract/result.ts";
@@ -18,6 +19,8 @@ import type { CursorCodec } from "./cursor.ts";
 export interface ToolContext {
   /** The contained workspace: the only way a tool touches the filesystem. */
   readonly workspace: Workspace;
+  /** Starts git in the workspace, hardened: the only way a tool runs a program. */
+  readonly git: GitRunner;
   /** Limits fixed at start. */
   readonly limits: ToolLimits;
   /** Signs and verifies pagination cursors. */

@@ -48,10 +48,20 @@ for (const era of ["modern", "legacy"] as const) {
       assert.match(instructions, /untrusted_content/);
     });
 
-    await t.step("tools/list: read_file then list_directory, all read-only", async () => {
+    await t.step("tools/list: every tool in order, all read-only", async () => {
       const { tools } = await client.listTools();
-      assert.deepEqual(tools.map((tool) => tool.name), ["read_file", "list_directory"]);
-      assert.deepEqual(tools.map((tool) => tool.title), ["Read file", "List directory"]);
+      assert.deepEqual(tools.map((tool) => tool.name), [
+        "read_file",
+        "list_directory",
+        "git_log",
+        "git_diff",
+      ]);
+      assert.deepEqual(tools.map((tool) => tool.title), [
+        "Read file",
+        "List directory",
+        "Git log",
+        "Git diff",
+      ]);
       for (const tool of tools) {
         assert.equal(tool.annotations?.readOnlyHint, true, tool.name);
         assert.equal(tool.annotations?.destructiveHint, false, tool.name);
@@ -130,5 +140,5 @@ Deno.test("MCP_SERVER__LEGACY_CLIENTS=reject: legacy clients cannot connect, mod
   );
   await using modern = await connectSdk(ws.root, { era: "modern", env });
   const { tools } = await modern.client.listTools();
-  assert.equal(tools.length, 2);
+  assert.equal(tools.length, 4);
 });

@@ -46,6 +46,7 @@ export const LOCKED_DIR = "locked";
  */
 export async function makeCaseWorkspace(): Promise<TempWorkspace> {
   const ws = await makeWorkspace(CASE_FILES);
+  await commitCaseFiles(ws.root);
   if (PERMISSIONS_BIND) await Deno.chmod(ws.path(LOCKED_DIR), 0o000);
   return {
     ...ws,
@@ -54,6 +55,33 @@ export async function makeCaseWorkspace(): Promise<TempWorkspace> {
       await ws[Symbol.asyncDispose]();
     },
   };
+}
+
+/**
+ * Makes the case workspace a git repository with one commit of its plain
+ * files, so the git tools have history to answer from. `.git/config` of
+ * {@linkcode CASE_FILES} is kept (git init leaves an existing config alone).
+ */
+async function commitCaseFiles(root: string): Promise<void> {
+  const git = (...args: string[]) =>
+    new Deno.Command("git", {
+      args: ["-c", "user.name=case", "-c", "user.email=case@example.invalid", ...args],
+      cwd: root,
+      env: { GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" },
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+  for (
+    const args of [
+      ["init", "-q", "-b", "main"],
+      ["add", "notes.md", "src/main.ts", "big.txt"],
+      ["commit", "-q", "-m", "case files"],
+    ]
+  ) {
+    const out = await git(...args);
+    if (!out.success) throw new Error(`git ${args[0]}: ${new TextDecoder().decode(out.stderr)}`);
+  }
+  await Deno.writeTextFile(`${root}/notes.md`, "alpha\nbeta\ngamma\n");
 }
 
 /** Arguments as a client sends them. */
@@ -156,6 +184,45 @@ function unreadable(args: Args): RefusalCase {
   };
 }
 
+/**
+ * The git refusals the case workspace (a healthy repository) cannot cause,
+ * each produced for real in the git suites named in `how`.
+ */
+const GIT_BEYOND_WORKSPACE: Readonly<Partial<Record<RefusalCode, RefusalCase>>> = {
+  not_a_repository: {
+    how: "a workspace with no repository at its root (tests/security/git_repository_test.ts)",
+    produce: shaped(
+      "not_a_repository",
+      'There is no git repository at the root of the workspace "ws".',
+    ),
+  },
+  unsafe_repository: {
+    how:
+      "a .git file, commondir or alternates leading outside (tests/security/git_repository_test.ts)",
+    produce: shaped("unsafe_repository", 'The repository of the workspace "ws" points outside it.'),
+  },
+  git_unavailable: {
+    how: "no git program found at start (tests/unit/git_runner_test.ts)",
+    produce: shaped("git_unavailable", "git was not found when the server started."),
+  },
+  git_failed: {
+    how: "git exiting with an error the runner does not map (tests/unit/git_runner_test.ts)",
+    produce: shaped("git_failed", 'git failed in the workspace "ws": log.'),
+  },
+};
+
+/** The path refusals every path-taking git tool answers, on the case workspace. */
+const GIT_PATH_CASES: Readonly<Partial<Record<RefusalCode, RefusalCase>>> = {
+  invalid_path: { args: { path: "src\0" } },
+  outside_workspace: { args: { path: "../outside" } },
+  denied_path: { args: { path: ".env" } },
+  not_found: { args: { path: "missing.md" } },
+  not_a_directory: { args: { path: "notes.md/inner" } },
+  symlink_not_followed: { args: { path: "link-to-notes" } },
+  symlink_loop: { args: { path: "loop/inner" } },
+  unreadable: unreadable({ path: `${LOCKED_DIR}/inner.txt` }),
+};
+
 /** The case table, keyed by tool name. Add an entry with every new tool. */
 export const TOOL_CASES: Readonly<Record<string, ToolCases>> = {
   read_file: {
@@ -194,6 +261,30 @@ export const TOOL_CASES: Readonly<Record<string, ToolCases>> = {
       symlink_not_followed: { args: { path: "link-to-src" } },
       symlink_loop: { args: { path: "loop/inner" } },
       unreadable: unreadable({ path: LOCKED_DIR }),
+      ...BEYOND_ARGUMENTS,
+    },
+  },
+  git_log: {
+    benign: { limit: 5 },
+    refused: { args: { revision: "no-such-branch" }, code: "bad_revision" },
+    refusals: {
+      invalid_arguments: [{ args: { revision: "--output=/tmp/x" } }, { args: { limit: 0 } }],
+      bad_revision: { args: { revision: "no-such-branch" } },
+      ...GIT_PATH_CASES,
+      ...GIT_BEYOND_WORKSPACE,
+      ...BEYOND_ARGUMENTS,
+    },
+  },
+  git_diff: {
+    benign: {},
+    refused: { args: { revision: "no-such-branch" }, code: "bad_revision" },
+    refusals: {
+      invalid_arguments: [{ args: { revision: "-c core.pager=sh" } }, {
+        args: { context_lines: 99 },
+      }],
+      bad_revision: { args: { revision: "HEAD..no-such-branch" } },
+      ...GIT_PATH_CASES,
+      ...GIT_BEYOND_WORKSPACE,
       ...BEYOND_ARGUMENTS,
     },
   },

@@ -27,8 +27,9 @@ function stringSchemas(schema: unknown, path = "$"): [string, Schema][] {
 }
 
 Deno.test("registry: tools are published in a stable order", () => {
-  assert.deepEqual(TOOLS.map((t) => t.name), ["read_file", "list_directory"]);
-  assert.deepEqual(publishedTools().map((t) => t.name), ["read_file", "list_directory"]);
+  const order = ["read_file", "list_directory", "git_log", "git_diff"];
+  assert.deepEqual(TOOLS.map((t) => t.name), order);
+  assert.deepEqual(publishedTools().map((t) => t.name), order);
   assert.deepEqual(publishedTools(), publishedTools());
 });
 

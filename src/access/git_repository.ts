@@ -15,7 +15,7 @@
 import { isAbsolute, join, resolve as resolvePath } from "node:path";
 import { ToolRefusal } from "../contract/refusal.ts";
 import type { StopSignal } from "../contract/stop.ts";
-import { quoteName } from "../contract/text.ts";
+import { quoteName, workspacePhrase } from "../contract/text.ts";
 import { CappedOutput, type GitRun, GitRunner } from "./git.ts";
 import { filterOverrides } from "./git_environment.ts";
 import { isWithin } from "./resolve.ts";
@@ -48,7 +48,7 @@ export class GitRepository {
     this.runner = runner;
     this.stop = stop;
     this.deadline = deadline;
-    this.#ws = `workspace "${runner.workspaceName}"`;
+    this.#ws = workspacePhrase(runner.workspaceName);
   }
 
   /**
@@ -56,7 +56,7 @@ export class GitRepository {
    * then returns it.
    */
   static open(runner: GitRunner, stop: StopSignal, deadline: number): GitRepository {
-    checkRepositoryLayout(runner.root, `workspace "${runner.workspaceName}"`);
+    checkRepositoryLayout(runner.root, workspacePhrase(runner.workspaceName));
     return new GitRepository(runner, stop, deadline);
   }
 

@@ -208,21 +208,21 @@ Deno.test("git_diff: output past the response budget is cut at a line and contin
 });
 
 Deno.test("git_log: the response budget keeps whole commits and says how to continue", async () => {
-  const commits = Array.from({ length: 120 }, (_, i) => ({
+  const commits = Array.from({ length: 240 }, (_, i) => ({
     files: { "f.txt": `${i}\n` },
     message: `commit ${i} ${"s".repeat(150)}`,
   }));
   await using repo = await makeRepository(commits);
-  const ctx = directContext(repo.root, { MCP_SERVER__MAX_RESULT_CHARS: "8000" });
+  const ctx = directContext(repo.root, { MCP_SERVER__MAX_RESULT_CHARS: "10000" });
   const result = await callDirect(ctx, "git_log", { limit: 200 });
   const page = structured<Log>(result);
-  assert.ok(JSON.stringify(result).length <= 8000);
-  assert.ok(page.commits.length > 5 && page.commits.length < 120, `${page.commits.length}`);
+  assert.ok(JSON.stringify(result).length <= 10000);
+  assert.ok(page.commits.length > 5 && page.commits.length < 200, `${page.commits.length}`);
   assert.equal(page.truncated, true);
   const next = structured<Log>(
     await callDirect(ctx, "git_log", { limit: 200, cursor: page.next_cursor }),
   );
-  assert.equal(next.commits[0].subject, `commit ${119 - page.commits.length} ${"s".repeat(150)}`);
+  assert.equal(next.commits[0].subject, `commit ${239 - page.commits.length} ${"s".repeat(150)}`);
 });
 
 Deno.test("git tools: a raised stop flag kills git and answers cancelled / timed_out", async () => {

@@ -62,7 +62,25 @@ Deno.test("attack: a secret in a file name is redacted in the listing's text and
 const BENIGN_ARGS: Record<string, Record<string, unknown>> = {
   read_file: { path: "notes.md" },
   list_directory: {},
+  git_log: {},
+  git_diff: {},
 };
+
+/** Commits the workspace with `message`, so the git tools have untrusted history to return. */
+async function commitAll(root: string, message: string): Promise<void> {
+  for (
+    const args of [["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", message]]
+  ) {
+    const out = await new Deno.Command("git", {
+      args: ["-c", "user.name=t", "-c", "user.email=t@example.invalid", ...args],
+      cwd: root,
+      env: { GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" },
+      stdout: "null",
+      stderr: "null",
+    }).output();
+    assert.ok(out.success, `git ${args[0]}`);
+  }
+}
 
 Deno.test("attack: no registered tool skips the pipeline — every result is redacted, assessed and fenced", async () => {
   const injection =
@@ -71,6 +89,9 @@ Deno.test("attack: no registered tool skips the pipeline — every result is red
     "notes.md": `${injection}\ntoken = ${TOKEN}\n`,
     [`${TOKEN}.md`]: "named after a token\n",
   });
+  // History and a working-tree change that carry the injection and the token too.
+  await commitAll(ws.root, `${injection} ${TOKEN}`);
+  await Deno.writeTextFile(ws.path("notes.md"), `${injection}\ntoken = ${TOKEN}\nmore ${TOKEN}\n`);
   const ctx = directContext(ws.root);
   for (const tool of TOOLS) {
     const args = BENIGN_ARGS[tool.name];

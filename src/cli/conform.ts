@@ -9,7 +9,7 @@
  */
 
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
-import { createDevServer, longestCallMs } from "../app.ts";
+import { createDevServer, type DevServer, longestCallMs } from "../app.ts";
 import type { Config } from "../config/load.ts";
 import { formatJson, formatJunit, formatTable } from "../conform/report.ts";
 import { runConformance, type RunOptions, unknownCheckIds } from "../conform/runner.ts";
@@ -87,6 +87,21 @@ export async function inProcessTarget(
 ): Promise<{ target: StreamTarget; close: () => void }> {
   const server = createDevServer(config);
   await server.sandbox.started;
+  const { target, close } = connectInProcess(server, config);
+  return {
+    target,
+    close: () => {
+      close();
+      server.close();
+    },
+  };
+}
+
+/** One connection to an already built server: as `serve` wires stdin and stdout, over memory. */
+export function connectInProcess(
+  server: DevServer,
+  config: Config,
+): { target: StreamTarget; close: () => void } {
   const toServer = new TransformStream<Uint8Array, Uint8Array>();
   // The server's output goes straight into the checker's readable, which ends when the transport closes.
   let output!: ReadableStreamDefaultController<Uint8Array>;
@@ -117,7 +132,6 @@ export async function inProcessTarget(
     if (closed) return;
     closed = true;
     handle.close().catch(() => {});
-    server.close();
   };
   return {
     target: {

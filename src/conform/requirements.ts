@@ -392,6 +392,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     behaviour:
       "Every line the server wrote to stdout is a JSON-RPC 2.0 response or notification object.",
     scope: "stdio",
+    note:
+      "The rule is in the page's opening list, before its first section (no anchor): the server MUST NOT write anything to its stdout that is not a valid MCP message.",
   },
   {
     id: "C040",

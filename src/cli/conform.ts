@@ -57,8 +57,16 @@ export async function runConform(args: ParsedArgs): Promise<number> {
   } finally {
     cleanup();
   }
-  if (args.junit !== undefined) {
-    await Deno.writeTextFile(args.junit, formatJunit(report));
+  if (args.junit === "-") {
+    console.log(formatJunit(report).trimEnd());
+  } else if (args.junit !== undefined) {
+    try {
+      await Deno.writeTextFile(args.junit, formatJunit(report));
+    } catch (error) {
+      // The devserver permission set grants no write (ADR-010): add --allow-write=FILE, or use -.
+      console.error(`devserver: cannot write ${args.junit}: ${(error as Error).message}`);
+      return 2;
+    }
     console.log(formatTable(report));
   } else {
     console.log(args.json ? formatJson(report) : formatTable(report));

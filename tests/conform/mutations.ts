@@ -415,8 +415,8 @@ export const MUTATIONS: readonly Mutation[] = [
     breaks: ["C017"],
     hooks: () => ({
       toClient: (m) =>
-        typeof m.id === "string" && /[^\x00-\x7f]/.test(m.id)
-          ? [{ ...m, id: m.id.replace(/[^\x00-\x7f]/g, "") }]
+        typeof m.id === "string" && /[^ -~]/.test(m.id)
+          ? [{ ...m, id: m.id.replace(/[^ -~]/g, "") }]
           : [m],
     }),
   },

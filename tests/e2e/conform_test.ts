@@ -5,11 +5,12 @@
  */
 
 import assert from "node:assert/strict";
+import { formatTable } from "../../src/conform/report.ts";
 import { runConformance } from "../../src/conform/runner.ts";
 import { spawnTarget } from "../../src/conform/target.ts";
 import { makeWorkspace } from "../helpers/fixtures.ts";
-import { REPO_ROOT, runProgram } from "../helpers/program.ts";
-import { serveArgs } from "./support.ts";
+import { devserverRunFlags, MAIN_MODULE, REPO_ROOT, runProgram } from "../helpers/program.ts";
+import { childEnv, serveArgs } from "./support.ts";
 
 const FAULTY = `${REPO_ROOT}/tests/conform/fixtures/faulty_server.ts`;
 const faulty = (mode: string) => [Deno.execPath(), "run", "--quiet", FAULTY, mode];
@@ -21,8 +22,8 @@ Deno.test("conform: this server in-process is conformant; the finding C027 is re
   assert.equal(code, 0, stdout);
   assert.match(stdout, /^target: devserver \(in-process/);
   assert.match(stdout, /^ok {4}C001 MUST {3}server\/discover answers a result$/m);
-  assert.match(stdout, /^FAIL  C027 SHOULD a bogus cursor is -32602$/m);
-  assert.match(stdout, /\nconformant: 0 MUST and 1 SHOULD check\(s\) failed$/);
+  assert.match(stdout, /^FAIL {2}C027 SHOULD a bogus cursor is -32602$/m);
+  assert.match(stdout, /\nconformant: 0 MUST and 1 SHOULD check\(s\) failed\n$/);
 });
 
 Deno.test("conform --strict: the SHOULD failure makes the verdict fail (exit 1)", async () => {
@@ -36,27 +37,29 @@ Deno.test("conform --strict: the SHOULD failure makes the verdict fail (exit 1)"
     "C001,C027",
   ]);
   assert.equal(code, 1, stdout);
-  assert.match(stdout, /not conformant: 0 MUST and 1 SHOULD check\(s\) failed \(strict\)$/);
+  assert.match(stdout, /not conformant: 0 MUST and 1 SHOULD check\(s\) failed \(strict\)\n$/);
 });
 
 Deno.test("conform --stdio -- : the real server as a child, --json, --only, --junit", async () => {
   await using ws = await makeWorkspace({ "a.txt": "one\n" });
-  const junit = `${ws.outside}/report.xml`;
   const { code, stdout, stderr } = await runProgram([
     "conform",
     "--only",
     "C001,c013,C039,C043",
     "--junit",
-    junit,
+    "-",
     "--stdio",
     "--",
     Deno.execPath(),
     ...serveArgs(ws.root),
   ]);
   assert.equal(code, 0, stdout + stderr);
-  assert.match(stdout, /^ok {4}C043 SHOULD the server exits when stdin closes$/m);
-  const xml = await Deno.readTextFile(junit);
-  assert.match(xml, /<testsuite name="devserver conform" tests="4" failures="0" skipped="0">/);
+  assert.match(stdout, /^<\?xml version="1.0" encoding="UTF-8"\?>\n/);
+  assert.match(stdout, /<testsuite name="devserver conform" tests="4" failures="0" skipped="0">/);
+  assert.match(
+    stdout,
+    /<testcase classname="conform" name="C043 the server exits when stdin closes \(SHOULD\)"/,
+  );
   const json = await runProgram([
     "conform",
     "--json",
@@ -75,6 +78,27 @@ Deno.test("conform --stdio -- : the real server as a child, --json, --only, --ju
   assert.match(report.verdict, /^conformant/);
 });
 
+Deno.test("conform --junit FILE: written with a write grant for FILE; without one, exit 2", async () => {
+  await using ws = await makeWorkspace({ "a.txt": "one\n" });
+  const file = `${ws.outside}/report.xml`;
+  const args = ["--workspace", ws.root, "conform", "--only", "C001,C038", "--junit", file];
+  const denied = await runProgram(args);
+  assert.equal(denied.code, 2);
+  assert.match(denied.stderr, /^devserver: cannot write .*report\.xml/);
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", ...devserverRunFlags(), `--allow-write=${file}`, MAIN_MODULE, ...args],
+    cwd: REPO_ROOT,
+    env: childEnv(),
+    clearEnv: true,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  const xml = await Deno.readTextFile(file);
+  assert.match(xml, /tests="2" failures="0" skipped="1"/);
+  assert.match(xml, /<skipped message="no -32021 in this run"\/>/);
+});
+
 Deno.test("conform --stdio STRING: a server that crashes after one answer is not conformant", async () => {
   const { code, stdout } = await runProgram([
     "conform",
@@ -87,11 +111,14 @@ Deno.test("conform --stdio STRING: a server that crashes after one answer is not
 });
 
 Deno.test("conform: a server writing garbage fails C039 with the line quoted", async () => {
-  const { code, stdout } = await runProgram(["conform", "--stdio", "--", ...faulty("garbage")]);
-  assert.equal(code, 1, stdout);
+  const report = await runConformance(spawnTarget(faulty("garbage")), { timings: QUICK });
+  assert.equal(report.conformant, false);
+  const c039 = report.results.find((r) => r.id === "C039")!;
+  assert.equal(c039.status, "fail");
+  assert.match(c039.detail, /^stdout line \d+ is not a JSON-RPC message: <html>oops<\/html>$/);
   assert.match(
-    stdout,
-    /^FAIL  C039 MUST {3}stdout carries only JSON-RPC messages\n {6}stdout line \d+ is not a JSON-RPC message: <html>oops<\/html>$/m,
+    formatTable(report),
+    /^FAIL {2}C039 MUST {3}stdout carries only JSON-RPC messages$/m,
   );
 });
 

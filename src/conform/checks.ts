@@ -634,14 +634,13 @@ export const CHECKS: Readonly<Record<string, Check>> = {
         : ok(`${ctx.conn.lines.length} lines, all JSON-RPC`),
     );
   },
-  C040: (ctx) => {
-    if (ctx.transport !== "stdio") return Promise.resolve(na("stdio only"));
-    const bad = ctx.conn.lines.find((l) =>
-      typeof l.message?.method === "string" && "id" in l.message
-    );
-    return Promise.resolve(
-      bad ? fail(`the server sent a request: ${clip(bad.raw)}`) : ok("no requests"),
-    );
+  C040: async (ctx) => {
+    if (ctx.transport !== "stdio") return na("stdio only");
+    // A 2025-era session may carry server requests (sampling, roots): only the 2026-07-28 part counts.
+    if ((await ctx.era()) === "legacy") return na("2025-era servers may send requests");
+    const modernLines = ctx.conn.lines.slice(0, ctx.initializeSentAt ?? ctx.conn.lines.length);
+    const bad = modernLines.find((l) => typeof l.message?.method === "string" && "id" in l.message);
+    return bad ? fail(`the server sent a request: ${clip(bad.raw)}`) : ok("no requests");
   },
   C041: async (ctx) => {
     const reply = await ctx.initialize();

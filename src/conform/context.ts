@@ -95,6 +95,8 @@ export class CheckContext {
   #firstList?: Promise<ToolListing>;
   #secondList?: Promise<ToolListing>;
   #calls?: Promise<ToolCall[]>;
+  /** How many output lines there were when initialize was sent (undefined: not sent). */
+  initializeSentAt?: number;
 
   constructor(conn: Connection, transport: "stdio" | "http") {
     this.conn = conn;
@@ -124,6 +126,7 @@ export class CheckContext {
    */
   initialize(): Promise<Reply> {
     this.#initialize ??= (async () => {
+      this.initializeSentAt = this.conn.lines.length;
       const reply = await this.conn.request("initialize", {
         protocolVersion: "2025-11-25",
         capabilities: {},

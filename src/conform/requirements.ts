@@ -400,8 +400,11 @@ export const REQUIREMENTS: readonly Requirement[] = [
     level: "MUST",
     title: "no JSON-RPC requests on stdout",
     source: `${SPEC}/basic/transports/stdio#receiving-messages`,
-    behaviour: "The server wrote no JSON-RPC request (a message with both method and id).",
+    behaviour:
+      "Before initialize is sent, the server wrote no JSON-RPC request (a message with both method and id).",
     scope: "stdio",
+    note:
+      "2025-era sessions may carry server requests, so a legacy-only target is not applicable and initialize ends the window.",
   },
   {
     id: "C041",

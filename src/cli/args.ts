@@ -21,12 +21,24 @@ export interface CommandSyntax {
 }
 
 /** An option that only some commands take. */
-export type CommandOption = "transport" | "json" | "stdio" | "strict" | "junit" | "only";
+export type CommandOption =
+  | "transport"
+  | "json"
+  | "stdio"
+  | "http"
+  | "header"
+  | "token"
+  | "strict"
+  | "junit"
+  | "only";
 
 const COMMAND_OPTIONS: readonly CommandOption[] = [
   "transport",
   "json",
   "stdio",
+  "http",
+  "header",
+  "token",
   "strict",
   "junit",
   "only",
@@ -47,6 +59,12 @@ export interface ParsedArgs {
   stdio?: string;
   /** `conform --stdio -- CMD ARGS…`: the command as given, word by word. */
   stdioArgv?: string[];
+  /** `conform --http URL`. */
+  http?: string;
+  /** `conform --header K:V`, as given (repeatable). */
+  header?: string[];
+  /** `conform --token T`: sent as `Authorization: Bearer T`. */
+  token?: string;
   /** `conform --strict`: SHOULD failures count too. */
   strict: boolean;
   /** `conform --junit FILE`. */
@@ -77,6 +95,9 @@ export function parseCommandLine(argv: string[], commands: readonly CommandSynta
         transport: { type: "string" },
         json: { type: "boolean" },
         stdio: { type: "string" },
+        http: { type: "string" },
+        header: { type: "string", multiple: true },
+        token: { type: "string" },
         strict: { type: "boolean" },
         junit: { type: "string" },
         only: { type: "string" },
@@ -117,6 +138,9 @@ export function parseCommandLine(argv: string[], commands: readonly CommandSynta
     json: values.json ?? false,
     stdio: stdioArgv === undefined ? values.stdio : undefined,
     stdioArgv,
+    http: values.http,
+    header: values.header,
+    token: values.token,
     strict: values.strict ?? false,
     junit: values.junit,
     only: values.only,

@@ -110,10 +110,11 @@ revisions, the permission layer (by starting it) and git. Exit 0 if it can serve
     name: "conform",
     synopsis: "",
     summary: "Check an MCP server against the 2026-07-28 specification; exit 1 if it fails.",
-    help: `Usage: devserver [--workspace DIR] conform [--stdio "CMD ARGS…" | --stdio -- CMD ARGS…]
-                 [--strict] [--json | --junit FILE] [--only C001,C002,…]
+    help: `Usage: devserver [--workspace DIR] conform [--stdio "CMD ARGS…" | --stdio -- CMD ARGS… |
+                 --http URL [--header K:V]… [--token T]] [--strict] [--json | --junit FILE]
+                 [--only C001,C002,…]
 
-Runs the conformance checks (docs/conformance.md) against an MCP server over stdio and
+Runs the conformance checks (docs/conformance.md) against an MCP server over stdio or HTTP and
 prints one row per check (ok, FAIL or n/a) with what it saw, then the verdict.
 With no target, checks this server in-process (the workspace is --workspace or the
 current directory).
@@ -122,6 +123,9 @@ Options:
   --stdio "CMD ARGS…"   Start CMD and talk to it on its stdin/stdout. Quoted like a shell
                         command line (no shell is run); it inherits the environment.
   --stdio -- CMD ARGS…  The same, the command given word by word after --.
+  --http URL            Check the Streamable HTTP endpoint URL (one POST per message).
+  --header K:V          Send this header with every HTTP request (repeatable).
+  --token T             Send Authorization: Bearer T with every HTTP request.
   --strict              SHOULD failures make the verdict fail too.
   --json                Print the report as JSON.
   --junit FILE          Also write the report as JUnit XML to FILE; - prints the XML instead
@@ -131,7 +135,7 @@ Options:
   --only IDS            Run only these checks (comma-separated ids).
 
 Exit 0 if conformant, 1 if not, 2 on a usage error or when the target cannot be reached.`,
-    options: ["stdio", "strict", "json", "junit", "only"],
+    options: ["stdio", "http", "header", "token", "strict", "json", "junit", "only"],
     permissions: "keep",
     // conform loads the configuration only for the in-process target.
     needsConfig: false,

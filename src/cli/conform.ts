@@ -12,7 +12,14 @@ import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { createDevServer, type DevServer, longestCallMs } from "../app.ts";
 import type { Config } from "../config/load.ts";
 import { formatJson, formatJunit, formatTable } from "../conform/report.ts";
-import { runConformance, type RunOptions, unknownCheckIds } from "../conform/runner.ts";
+import type { HttpEndpoint } from "../conform/http.ts";
+import {
+  type ConformanceReport,
+  runConformance,
+  runHttpConformance,
+  type RunOptions,
+  unknownCheckIds,
+} from "../conform/runner.ts";
 import { shellWords } from "../conform/shell_words.ts";
 import { spawnTarget, type StreamTarget } from "../conform/target.ts";
 import { LineTransport } from "../transport/stdio.ts";
@@ -36,7 +43,17 @@ export async function runConform(args: ParsedArgs): Promise<number> {
   const options: RunOptions = { only, strict: args.strict };
   let target: StreamTarget;
   let cleanup = () => {};
-  if (args.stdio !== undefined || args.stdioArgv !== undefined) {
+  const stdio = args.stdio !== undefined || args.stdioArgv !== undefined;
+  if (args.http !== undefined && stdio) throw new UsageError("give --stdio or --http, not both");
+  if ((args.header !== undefined || args.token !== undefined) && args.http === undefined) {
+    throw new UsageError("--header and --token go with --http");
+  }
+  if (args.http !== undefined) {
+    const endpoint = httpEndpoint(args.http, args.header ?? [], args.token);
+    const report = await runHttpConformance(endpoint, options);
+    return await print(report, args);
+  }
+  if (stdio) {
     const argv = args.stdioArgv ?? splitCommand(args.stdio!);
     try {
       target = spawnTarget(argv, args.cwd);
@@ -57,6 +74,34 @@ export async function runConform(args: ParsedArgs): Promise<number> {
   } finally {
     cleanup();
   }
+  return await print(report, args);
+}
+
+/** The endpoint of `--http URL --header K:V… --token T`. */
+export function httpEndpoint(url: string, headers: string[], token?: string): HttpEndpoint {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new UsageError(`--http: not a URL: ${url}`);
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    throw new UsageError(`--http: not an http(s) URL: ${url}`);
+  }
+  const all: Record<string, string> = {};
+  for (const header of headers) {
+    const colon = header.indexOf(":");
+    const name = colon > 0 ? header.slice(0, colon).trim() : "";
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
+      throw new UsageError(`--header: expected NAME:VALUE, got ${JSON.stringify(header)}`);
+    }
+    all[name] = header.slice(colon + 1).trim();
+  }
+  if (token !== undefined) all["Authorization"] = `Bearer ${token}`;
+  return { url: parsed.href, headers: all };
+}
+
+async function print(report: ConformanceReport, args: ParsedArgs): Promise<number> {
   if (args.junit === "-") {
     console.log(formatJunit(report).trimEnd());
   } else if (args.junit !== undefined) {

@@ -22,6 +22,7 @@ import {
   SERVER_INFO_META_KEY,
   type ToolCall,
 } from "./context.ts";
+import { type HttpAnswer, metadataHeaders, postMessage } from "./http.ts";
 import { compileSchema } from "./schema.ts";
 
 /** What a check concluded. */
@@ -124,6 +125,55 @@ function callResults(calls: readonly ToolCall[]) {
     const result = resultOf(call.reply);
     return result ? [{ call, result }] : [];
   });
+}
+
+/** Runs `check` only over HTTP. */
+function httpOnly(
+  check: (ctx: CheckContext, endpoint: NonNullable<CheckContext["http"]>) => Promise<Outcome>,
+): Check {
+  return async (ctx) => ctx.http ? await check(ctx, ctx.http) : na("HTTP only");
+}
+
+function describeAnswer(answer: HttpAnswer): string {
+  if (answer.status === 0) return `no HTTP answer (${answer.failure})`;
+  return `HTTP ${answer.status}${
+    answer.contentType ? " " + answer.contentType.split(";")[0] : ""
+  } ${clip(answer.text, 120)}`;
+}
+
+/** POSTs `message` with its metadata headers changed by `headers` (a null value drops one). */
+function postWith(
+  endpoint: NonNullable<CheckContext["http"]>,
+  message: Record<string, unknown>,
+  headers: Record<string, string | null> = {},
+): Promise<HttpAnswer> {
+  const all: Record<string, string> = {};
+  const base = metadataHeaders(message);
+  const lower = new Set(Object.keys(headers).map((k) => k.toLowerCase()));
+  for (const [k, v] of Object.entries(base)) if (!lower.has(k.toLowerCase())) all[k] = v;
+  for (const [k, v] of Object.entries(headers)) if (v !== null) all[k] = v;
+  return postMessage(endpoint, JSON.stringify(message), all);
+}
+
+function discoverMessage(meta = modernMeta()): Record<string, unknown> {
+  return { jsonrpc: "2.0", id: "conform-http", method: "server/discover", params: { _meta: meta } };
+}
+
+/** Expects `status` and, when given, a JSON-RPC error `code` in the body. */
+function expectHttp(
+  answer: HttpAnswer,
+  status: number,
+  code: number | undefined,
+  what: string,
+): Outcome {
+  const errorCodes = answer.messages.map((m) => asObject(m.error)?.code);
+  if (answer.status !== status) {
+    return fail(`${what}: expected HTTP ${status}, got ${describeAnswer(answer)}`);
+  }
+  if (code !== undefined && !errorCodes.includes(code)) {
+    return fail(`${what}: HTTP ${status} but no JSON-RPC error ${code}: ${describeAnswer(answer)}`);
+  }
+  return ok(`${what}: HTTP ${status}${code !== undefined ? ` with ${code}` : ""}`);
 }
 
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -683,4 +733,139 @@ export const CHECKS: Readonly<Record<string, Check>> = {
       ? fail("still running 10 s after its stdin closed")
       : ok(`exited (code ${ended.code ?? "signal"})`);
   },
+  C044: httpOnly(async (_ctx, endpoint) => {
+    const answer = await postWith(endpoint, discoverMessage());
+    const type = answer.contentType.split(";")[0].trim();
+    if (answer.status !== 200) return fail(`expected HTTP 200, got ${describeAnswer(answer)}`);
+    if (type !== "application/json" && type !== "text/event-stream") {
+      return fail(`Content-Type is ${JSON.stringify(answer.contentType)}`);
+    }
+    const response = answer.messages.find((m) => m.id === "conform-http");
+    return response?.result
+      ? ok(`HTTP 200 ${type}`)
+      : fail(`HTTP 200 ${type} without the response: ${clip(answer.text)}`);
+  }),
+  C045: httpOnly(async (_ctx, endpoint) => {
+    const answer = await postWith(endpoint, {
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: "conform-never-sent", _meta: modernMeta() },
+    });
+    if (answer.status === 202) {
+      return answer.text === ""
+        ? ok("HTTP 202, empty body")
+        : fail(`HTTP 202 with a body: ${clip(answer.text)}`);
+    }
+    if (answer.status >= 400 && answer.status < 500) {
+      const answered = answer.messages.some((m) => m.id !== undefined && m.id !== null);
+      return answered
+        ? fail(`HTTP ${answer.status} with a response carrying an id: ${clip(answer.text)}`)
+        : ok(`refused with HTTP ${answer.status}`);
+    }
+    return fail(`expected 202 or 4xx, got ${describeAnswer(answer)}`);
+  }),
+  C046: httpOnly(async (_ctx, endpoint) =>
+    expectHttp(
+      await postWith(endpoint, {
+        jsonrpc: "2.0",
+        id: "conform-http",
+        method: "conform/no_such_method",
+        params: { _meta: modernMeta() },
+      }),
+      404,
+      -32601,
+      "an unknown method",
+    )
+  ),
+  C047: httpOnly(async (_ctx, endpoint) =>
+    expectHttp(
+      await postWith(endpoint, discoverMessage(), { "MCP-Protocol-Version": "2025-11-25" }),
+      400,
+      -32020,
+      "header 2025-11-25, _meta 2026-07-28",
+    )
+  ),
+  C048: httpOnly(async (_ctx, endpoint) => {
+    const answer = await postWith(
+      endpoint,
+      discoverMessage(modernMeta({ [PROTOCOL_VERSION_META_KEY]: "1900-01-01" })),
+    );
+    const outcome = expectHttp(answer, 400, -32022, "version 1900-01-01");
+    if (outcome.status !== "ok") return outcome;
+    const error = answer.messages.map((m) => asObject(m.error)).find((e) => e?.code === -32022);
+    return Array.isArray(asObject(error?.data)?.supported)
+      ? outcome
+      : fail(`-32022 without data.supported: ${clip(answer.text)}`);
+  }),
+  C049: httpOnly(async (_ctx, endpoint) =>
+    expectHttp(
+      await postWith(endpoint, discoverMessage(), { Origin: "http://evil.example" }),
+      403,
+      undefined,
+      "Origin http://evil.example",
+    )
+  ),
+  C050: httpOnly(async (_ctx, endpoint) =>
+    expectHttp(
+      await postWith(endpoint, discoverMessage(), { "Mcp-Method": null }),
+      400,
+      -32020,
+      "no Mcp-Method header",
+    )
+  ),
+  C051: httpOnly(async (_ctx, endpoint) =>
+    expectHttp(
+      await postWith(endpoint, discoverMessage(), {
+        "Mcp-Method": null,
+        "mcp-method": "tools/list",
+      }),
+      400,
+      -32020,
+      "mcp-method: tools/list for server/discover",
+    )
+  ),
+  C052: httpOnly(async (_ctx, endpoint) => {
+    const call = (name: string) => ({
+      jsonrpc: "2.0",
+      id: "conform-http",
+      method: "tools/call",
+      params: { name, arguments: {}, _meta: modernMeta() },
+    });
+    const plain = expectHttp(
+      await postWith(endpoint, call("conform_a"), { "Mcp-Name": "conform_b" }),
+      400,
+      -32020,
+      "Mcp-Name conform_b for conform_a",
+    );
+    if (plain.status !== "ok") return plain;
+    const encoded = `=?base64?${btoa("conform_b")}?=`;
+    const sentinel = expectHttp(
+      await postWith(endpoint, call("conform_a"), { "Mcp-Name": encoded }),
+      400,
+      -32020,
+      `Mcp-Name ${encoded} for conform_a`,
+    );
+    return sentinel.status === "ok" ? ok(`${plain.detail}; ${sentinel.detail}`) : sentinel;
+  }),
+  C053: httpOnly(async (_ctx, endpoint) => {
+    const problems: string[] = [];
+    for (const method of ["GET", "DELETE"]) {
+      const answer = await postMessage(endpoint, undefined, {}, method);
+      if (answer.status !== 405) problems.push(`${method}: ${describeAnswer(answer)}`);
+    }
+    return problems.length
+      ? fail(`expected 405: ${problems.join("; ")}`)
+      : ok("GET 405, DELETE 405");
+  }),
+  C054: httpOnly(async (_ctx, endpoint) =>
+    expectHttp(
+      await postWith(
+        endpoint,
+        discoverMessage({ [PROTOCOL_VERSION_META_KEY]: MODERN_PROTOCOL_VERSION }),
+      ),
+      400,
+      -32602,
+      "_meta without clientCapabilities",
+    )
+  ),
 };

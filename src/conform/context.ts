@@ -9,6 +9,7 @@
 
 import { MODERN_PROTOCOL_VERSION, PROTOCOL_VERSION_META_KEY } from "../version.ts";
 import { type Connection, type Reply, type RpcMessage, sameId } from "./connection.ts";
+import type { HttpEndpoint } from "./http.ts";
 import { compileSchema } from "./schema.ts";
 
 /** The key of the per-request client capabilities. */
@@ -98,9 +99,13 @@ export class CheckContext {
   /** How many output lines there were when initialize was sent (undefined: not sent). */
   initializeSentAt?: number;
 
-  constructor(conn: Connection, transport: "stdio" | "http") {
+  /** The endpoint, when the target is reached over HTTP. */
+  readonly http?: HttpEndpoint;
+
+  constructor(conn: Connection, transport: "stdio" | "http", http?: HttpEndpoint) {
     this.conn = conn;
     this.transport = transport;
+    this.http = http;
   }
 
   /** The reply to the run's first `server/discover`. */

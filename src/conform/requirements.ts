@@ -434,6 +434,104 @@ export const REQUIREMENTS: readonly Requirement[] = [
     behaviour: "After the checker closes the server's stdin, the server exits within 10 seconds.",
     scope: "stdio",
   },
+  {
+    id: "C044",
+    level: "MUST",
+    title: "HTTP: a request is answered as JSON or an SSE stream",
+    source: `${SPEC}/basic/transports/streamable-http#sending-messages`,
+    behaviour:
+      "A POST of server/discover with the metadata headers is answered 200 with Content-Type application/json or text/event-stream carrying the response.",
+    scope: "http",
+  },
+  {
+    id: "C045",
+    level: "MUST",
+    title: "HTTP: a notification is 202 with no body, or an error status",
+    source: `${SPEC}/basic/transports/streamable-http#sending-messages`,
+    behaviour:
+      "A POST of a notification is answered 202 Accepted with an empty body, or (if the server cannot accept it) a 4xx status; never a JSON-RPC response.",
+    scope: "http",
+  },
+  {
+    id: "C046",
+    level: "MUST",
+    title: "HTTP: an unknown method is 404 with -32601",
+    source: `${SPEC}/basic/transports/streamable-http#protocol-version-header`,
+    behaviour:
+      "A POST of a method no revision defines is answered 404 with a JSON-RPC error -32601.",
+    scope: "http",
+  },
+  {
+    id: "C047",
+    level: "MUST",
+    title: "HTTP: MCP-Protocol-Version unequal to _meta is 400 with -32020",
+    source: `${SPEC}/basic/transports/streamable-http#protocol-version-header`,
+    behaviour:
+      "A POST whose MCP-Protocol-Version header (2025-11-25) differs from its _meta protocolVersion (2026-07-28) is answered 400 with -32020.",
+    scope: "http",
+  },
+  {
+    id: "C048",
+    level: "MUST",
+    title: "HTTP: an unsupported version is 400 with -32022",
+    source: `${SPEC}/basic/transports/streamable-http#protocol-version-header`,
+    behaviour:
+      "A POST claiming 1900-01-01 in both the header and _meta is answered 400 with -32022 listing data.supported.",
+    scope: "http",
+  },
+  {
+    id: "C049",
+    level: "MUST",
+    title: "HTTP: an invalid Origin is 403",
+    source: `${SPEC}/basic/transports/streamable-http#security-&-endpoint`,
+    behaviour: "A POST with Origin: http://evil.example is answered 403 Forbidden (DNS rebinding).",
+    scope: "http",
+    note:
+      'The section is titled "Security & Endpoint"; the anchor is as the page renders it. Which origins are valid is the server\'s choice; an unrelated public host is taken as invalid.',
+  },
+  {
+    id: "C050",
+    level: "MUST",
+    title: "HTTP: a missing Mcp-Method header is 400 with -32020",
+    source: `${SPEC}/basic/transports/streamable-http#server-validation`,
+    behaviour: "A POST without the required Mcp-Method header is answered 400 with -32020.",
+    scope: "http",
+  },
+  {
+    id: "C051",
+    level: "MUST",
+    title: "HTTP: Mcp-Method unequal to the body's method is 400 with -32020",
+    source: `${SPEC}/basic/transports/streamable-http#server-validation`,
+    behaviour:
+      "A POST of server/discover with Mcp-Method: tools/list (header names matched case-insensitively: sent as mcp-method) is answered 400 with -32020.",
+    scope: "http",
+  },
+  {
+    id: "C052",
+    level: "MUST",
+    title: "HTTP: Mcp-Name unequal to params.name is 400 with -32020",
+    source: `${SPEC}/basic/transports/streamable-http#server-validation`,
+    behaviour:
+      "A tools/call POST whose Mcp-Name header names another tool than params.name is answered 400 with -32020; so is one whose =?base64?…?= Mcp-Name decodes to another name.",
+    scope: "http",
+  },
+  {
+    id: "C053",
+    level: "SHOULD",
+    title: "HTTP: GET and DELETE are 405",
+    source: `${SPEC}/basic/transports/streamable-http#earlier-streamable-http-revisions`,
+    behaviour: "GET and DELETE to the endpoint are answered 405 Method Not Allowed.",
+    scope: "http",
+  },
+  {
+    id: "C054",
+    level: "MUST",
+    title: "HTTP: _meta without clientCapabilities is 400 with -32602",
+    source: `${SPEC}/basic/index#meta`,
+    behaviour:
+      "A POST whose _meta lacks the required clientCapabilities is answered 400 Bad Request with -32602.",
+    scope: "http",
+  },
 ];
 
 /** The requirement with `id`, or `undefined`. */

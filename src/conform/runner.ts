@@ -11,6 +11,7 @@ import { type Check, CHECKS, type Status } from "./checks.ts";
 import { Connection, type ConnectionTimings, DEFAULT_TIMINGS } from "./connection.ts";
 import { CheckContext, type Era } from "./context.ts";
 import { type Level, REQUIREMENTS } from "./requirements.ts";
+import { type HttpEndpoint, httpTarget } from "./http.ts";
 import type { StreamTarget } from "./target.ts";
 
 /** Options of one run. */
@@ -22,6 +23,16 @@ export interface RunOptions {
   readonly timings?: ConnectionTimings;
   /** The longest one check may take. */
   readonly checkTimeoutMs?: number;
+  /** Set when `target` is an HTTP endpoint seen through {@linkcode httpTarget}. */
+  readonly http?: HttpEndpoint;
+}
+
+/** Runs the checks against an MCP endpoint over Streamable HTTP. */
+export function runHttpConformance(
+  endpoint: HttpEndpoint,
+  options: RunOptions = {},
+): Promise<ConformanceReport> {
+  return runConformance(httpTarget(endpoint), { ...options, http: endpoint });
 }
 
 /** One check's row in the report. */
@@ -61,7 +72,8 @@ export async function runConformance(
   options: RunOptions = {},
 ): Promise<ConformanceReport> {
   const conn = new Connection(target, options.timings ?? DEFAULT_TIMINGS);
-  const ctx = new CheckContext(conn, "stdio");
+  const transport = options.http ? "http" : "stdio";
+  const ctx = new CheckContext(conn, transport, options.http);
   const strict = options.strict ?? false;
   const results: CheckResult[] = [];
   let connectionError: string | undefined;
@@ -103,7 +115,7 @@ export async function runConformance(
     !results.some((r) => r.status === "fail" && (r.level === "MUST" || strict));
   return {
     target: target.description,
-    transport: "stdio",
+    transport,
     era,
     strict,
     results,

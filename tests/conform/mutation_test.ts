@@ -11,6 +11,7 @@ import { CHECKS } from "../../src/conform/checks.ts";
 import { REQUIREMENTS } from "../../src/conform/requirements.ts";
 import { type ConformanceReport, runConformance } from "../../src/conform/runner.ts";
 import { configFor, makeWorkspace, startServer } from "../helpers/fixtures.ts";
+import { HTTP_MUTATIONS } from "./http_mutations.ts";
 import { BASELINE, chain, type Hooks, mutatingProxy, MUTATIONS } from "./mutations.ts";
 
 const TIMINGS = { requestTimeoutMs: 3_000, stalledTimeoutMs: 500 };
@@ -24,11 +25,11 @@ function explain(report: ConformanceReport): string {
     .join("\n");
 }
 
-Deno.test("conform gate: every check has a mutation and every mutation names real checks", () => {
-  const broken = new Set(MUTATIONS.flatMap((m) => m.breaks));
+Deno.test("conform gate: every check has a mutation (stdio or HTTP) and every mutation names real checks", () => {
+  const broken = new Set([...MUTATIONS, ...HTTP_MUTATIONS].flatMap((m) => m.breaks));
   const unproven = REQUIREMENTS.map((r) => r.id).filter((id) => !broken.has(id));
   assert.deepEqual(unproven, [], "checks no mutation turns red");
-  for (const m of MUTATIONS) {
+  for (const m of [...MUTATIONS, ...HTTP_MUTATIONS]) {
     for (const id of m.breaks) assert.ok(id in CHECKS, `${m.name} names unknown check ${id}`);
   }
 });

@@ -29,6 +29,8 @@ export interface HttpAnswer {
   readonly messages: Record<string, unknown>[];
   /** Why there is no status. */
   readonly failure?: string;
+  /** The `Mcp-Session-Id` a 2025-era server assigned, if any. */
+  readonly sessionId?: string;
 }
 
 /** The metadata headers for `message`: MCP-Protocol-Version, Mcp-Method, Mcp-Name. */
@@ -94,7 +96,14 @@ export async function postMessage(
     };
   }
   const contentType = response.headers.get("content-type") ?? "";
-  return { status: response.status, contentType, text, messages: parseBody(contentType, text) };
+  const sessionId = response.headers.get("mcp-session-id") ?? undefined;
+  return {
+    status: response.status,
+    contentType,
+    text,
+    messages: parseBody(contentType, text),
+    sessionId,
+  };
 }
 
 function parseBody(contentType: string, text: string): Record<string, unknown>[] {
@@ -118,8 +127,10 @@ const encoder = new TextEncoder();
 
 /**
  * `endpoint` as a stream pair: each line written is POSTed (with the
- * metadata headers its body implies); each JSON-RPC message in an answer
- * becomes an output line; a 202 adds nothing. Requests run concurrently.
+ * metadata headers its body implies, and the session id a 2025-era server
+ * assigned, so a legacy-only target can still be judged); each JSON-RPC
+ * message in an answer becomes an output line; a 202 adds nothing.
+ * Requests run concurrently.
  */
 export function httpTarget(endpoint: HttpEndpoint): StreamTarget {
   let output!: ReadableStreamDefaultController<Uint8Array>;
@@ -128,13 +139,17 @@ export function httpTarget(endpoint: HttpEndpoint): StreamTarget {
   const emit = (line: string) => {
     if (open) output.enqueue(encoder.encode(line + "\n"));
   };
+  // A 2025-era server assigns a session at initialize; a 2026-07-28 one assigns none (and ignores it).
+  let sessionId: string | undefined;
   const post = async (line: string) => {
     let headers: Record<string, string> = {};
     try {
       const message = JSON.parse(line);
       if (message && typeof message === "object") headers = metadataHeaders(message);
     } catch { /* sent as it is: the server must answer -32700 */ }
+    if (sessionId !== undefined) headers["Mcp-Session-Id"] = sessionId;
     const answer = await postMessage(endpoint, line, headers);
+    if (answer.sessionId !== undefined) sessionId = answer.sessionId;
     for (const message of answer.messages) emit(JSON.stringify(message));
   };
   const decoder = new TextDecoder();

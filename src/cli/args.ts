@@ -22,9 +22,28 @@ export interface CommandSyntax {
 }
 
 /** An option that only some commands take. */
-export type CommandOption = "transport" | "json";
+export type CommandOption =
+  | "transport"
+  | "json"
+  | "stdio"
+  | "http"
+  | "header"
+  | "token"
+  | "strict"
+  | "junit"
+  | "only";
 
-const COMMAND_OPTIONS: readonly CommandOption[] = ["transport", "json"];
+const COMMAND_OPTIONS: readonly CommandOption[] = [
+  "transport",
+  "json",
+  "stdio",
+  "http",
+  "header",
+  "token",
+  "strict",
+  "junit",
+  "only",
+];
 
 /** The parsed command line. */
 export interface ParsedArgs {
@@ -37,10 +56,34 @@ export interface ParsedArgs {
   transport?: string;
   json: boolean;
   help: boolean;
+  /** `conform --stdio "CMD ARGS…"`: the command line as one string (split like a shell). */
+  stdio?: string;
+  /** `conform --stdio -- CMD ARGS…`: the command as given, word by word. */
+  stdioArgv?: string[];
+  /** `conform --http URL`. */
+  http?: string;
+  /** `conform --header K:V`, as given (repeatable). */
+  header?: string[];
+  /** `conform --token T`: sent as `Authorization: Bearer T`. */
+  token?: string;
+  /** `conform --strict`: SHOULD failures count too. */
+  strict: boolean;
+  /** `conform --junit FILE`. */
+  junit?: string;
+  /** `conform --only C001,C002`. */
+  only?: string;
 }
 
 /** Parses `argv` (without the program name) against the command table `commands`. */
 export function parseCommandLine(argv: string[], commands: readonly CommandSyntax[]): ParsedArgs {
+  // `--stdio -- CMD ARGS…`: everything after the `--` is the target's command, verbatim.
+  let stdioArgv: string[] | undefined;
+  const split = argv.findIndex((arg, i) => arg === "--stdio" && argv[i + 1] === "--");
+  if (split >= 0) {
+    stdioArgv = argv.slice(split + 2);
+    argv = argv.slice(0, split);
+    if (stdioArgv.length === 0) throw new UsageError("--stdio -- needs a command after --");
+  }
   let parsed;
   try {
     parsed = parseArgs({
@@ -52,6 +95,13 @@ export function parseCommandLine(argv: string[], commands: readonly CommandSynta
         cwd: { type: "string" },
         transport: { type: "string" },
         json: { type: "boolean" },
+        stdio: { type: "string" },
+        http: { type: "string" },
+        header: { type: "string", multiple: true },
+        token: { type: "string" },
+        strict: { type: "boolean" },
+        junit: { type: "string" },
+        only: { type: "string" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean", short: "V" },
       },
@@ -71,6 +121,10 @@ export function parseCommandLine(argv: string[], commands: readonly CommandSynta
         "; run devserver help",
     );
   }
+  if (stdioArgv !== undefined) {
+    if (values.stdio !== undefined) throw new UsageError("--stdio is given twice");
+    values.stdio = ""; // so the check below sees it
+  }
   for (const option of COMMAND_OPTIONS) {
     if (values[option] !== undefined && !spec.options.includes(option)) {
       throw new UsageError(`--${option} does not apply to ${command}`);
@@ -84,6 +138,14 @@ export function parseCommandLine(argv: string[], commands: readonly CommandSynta
     cwd: values.cwd,
     transport: values.transport,
     json: values.json ?? false,
+    stdio: stdioArgv === undefined ? values.stdio : undefined,
+    stdioArgv,
+    http: values.http,
+    header: values.header,
+    token: values.token,
+    strict: values.strict ?? false,
+    junit: values.junit,
+    only: values.only,
     // `devserver --help` is the program's help; `devserver CMD --help` is the command's.
     help: (values.help ?? false) && positionals[0] !== undefined,
   };

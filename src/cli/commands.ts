@@ -11,6 +11,7 @@
 import type { Config } from "../config/load.ts";
 import type { CommandOption, ParsedArgs } from "./args.ts";
 import { runCall } from "./call.ts";
+import { runConform } from "./conform.ts";
 import { runDoctor } from "./doctor.ts";
 import { runServe } from "./serve.ts";
 import { runTools } from "./tools.ts";
@@ -104,6 +105,41 @@ revisions, the permission layer (by starting it) and git. Exit 0 if it can serve
     // doctor loads the configuration itself: a bad one is a finding, not a usage error.
     needsConfig: false,
     run: (args) => runDoctor(args),
+  },
+  {
+    name: "conform",
+    synopsis: "",
+    summary: "Check an MCP server against the 2026-07-28 specification; exit 1 if it fails.",
+    help: `Usage: devserver [--workspace DIR] conform [--stdio "CMD ARGS…" | --stdio -- CMD ARGS… |
+                 --http URL [--header K:V]… [--token T]] [--strict] [--json | --junit FILE]
+                 [--only C001,C002,…]
+
+Runs the conformance checks (docs/conformance.md) against an MCP server over stdio or HTTP and
+prints one row per check (ok, FAIL or n/a) with what it saw, then the verdict.
+With no target, checks this server in-process (the workspace is --workspace or the
+current directory).
+
+Options:
+  --stdio "CMD ARGS…"   Start CMD and talk to it on its stdin/stdout. Quoted like a shell
+                        command line (no shell is run); it inherits the environment.
+  --stdio -- CMD ARGS…  The same, the command given word by word after --.
+  --http URL            Check the Streamable HTTP endpoint URL (one POST per message).
+  --header K:V          Send this header with every HTTP request (repeatable).
+  --token T             Send Authorization: Bearer T with every HTTP request.
+  --strict              SHOULD failures make the verdict fail too.
+  --json                Print the report as JSON.
+  --junit FILE          Also write the report as JUnit XML to FILE; - prints the XML instead
+                        of the table. Writing a file needs write permission, which the
+                        devserver permission set does not grant: run the program with
+                        --allow-write=FILE added, or use -.
+  --only IDS            Run only these checks (comma-separated ids).
+
+Exit 0 if conformant, 1 if not, 2 on a usage error or when the target cannot be reached.`,
+    options: ["stdio", "http", "header", "token", "strict", "json", "junit", "only"],
+    permissions: "keep",
+    // conform loads the configuration only for the in-process target.
+    needsConfig: false,
+    run: (args) => runConform(args),
   },
   {
     name: "version",

@@ -41,7 +41,16 @@ export function createServerFactory(dispatcher: ToolDispatcher): McpServerFactor
       { name: SERVER_NAME, title: "devserver", version: SERVER_VERSION },
       { capabilities: { tools: { listChanged: false } }, instructions: SERVER_INSTRUCTIONS },
     );
-    mcp.server.setRequestHandler("tools/list", () => ({ tools }));
+    // The list is one page: a cursor was never issued, so any cursor is invalid (-32602).
+    mcp.server.setRequestHandler("tools/list", (request) => {
+      if (request.params?.cursor !== undefined) {
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          "Invalid cursor: tools/list has a single page; list again without a cursor.",
+        );
+      }
+      return { tools };
+    });
     mcp.server.setRequestHandler("tools/call", async (request, ctx) => {
       const progress = progressSender(ctx.mcpReq._meta?.progressToken, ctx.mcpReq.notify);
       try {

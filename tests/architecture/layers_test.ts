@@ -35,6 +35,8 @@ export const LAYERS: readonly Layer[] = [
     mayImport: ["contract", "secrets", "base", "content", "tools", "isolation"],
   },
   { name: "transport", members: ["src/transport/"], mayImport: ["contract", "base"] },
+  // The conformance checker judges any server: it never sees this one's internals.
+  { name: "conform", members: ["src/conform/"], mayImport: ["base"] },
   {
     name: "app",
     members: ["src/app.ts", "src/tool_worker.ts"],
@@ -65,6 +67,7 @@ export const LAYERS: readonly Layer[] = [
       "content",
       "protocol",
       "transport",
+      "conform",
       "app",
     ],
   },
@@ -197,6 +200,9 @@ Deno.test("layers: the checker finds a planted cycle and a planted forbidden edg
   assert.ok(!layerOf("src/content/pipeline.ts")!.mayImport.includes("tools"));
   assert.ok(!layerOf("src/isolation/sandbox.ts")!.mayImport.includes("tools"));
   assert.ok(!layerOf("src/access/workspace.ts")!.mayImport.includes("tools"));
+  for (const internal of ["contract", "tools", "isolation", "content", "protocol", "transport"]) {
+    assert.ok(!layerOf("src/conform/checks.ts")!.mayImport.includes(internal), internal);
+  }
 });
 
 Deno.test("layers: ARCHITECTURE.md's module map states the same layers and directions", () => {

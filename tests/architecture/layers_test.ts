@@ -25,7 +25,13 @@ export const LAYERS: readonly Layer[] = [
   { name: "base", members: ["src/log.ts", "src/version.ts", "src/paths.ts"], mayImport: [] },
   { name: "config", members: ["src/config/"], mayImport: ["base"] },
   { name: "access", members: ["src/access/"], mayImport: ["contract", "base"] },
-  { name: "tools", members: ["src/tools/"], mayImport: ["contract", "base", "access"] },
+  // Parsers and definition extractors: pure functions over (path, text), ADR-031.
+  { name: "symbols", members: ["src/symbols/"], mayImport: ["contract", "base"] },
+  {
+    name: "tools",
+    members: ["src/tools/"],
+    mayImport: ["contract", "base", "access", "symbols"],
+  },
   { name: "isolation", members: ["src/isolation/"], mayImport: ["contract", "base"] },
   { name: "content", members: ["src/content/"], mayImport: ["contract"] },
   {
@@ -42,6 +48,7 @@ export const LAYERS: readonly Layer[] = [
       "base",
       "config",
       "access",
+      "symbols",
       "tools",
       "isolation",
       "content",
@@ -57,6 +64,7 @@ export const LAYERS: readonly Layer[] = [
       "base",
       "config",
       "access",
+      "symbols",
       "tools",
       "isolation",
       "content",

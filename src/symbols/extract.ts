@@ -91,125 +91,126 @@ const NODE_KINDS: Readonly<Record<string, SymbolKind>> = {
   trait_declaration: "trait",
 };
 
-/** Steps up the tree a definition looks for containers (bounds adversarially deep code). */
-const MAX_ANCESTOR_STEPS = 4_000;
-
 interface Found {
   node: Node;
   nameNode: Node;
+  /** A scope that names members but is not itself reported (a Rust `impl` block). */
+  scopeOnly: boolean;
   kind: SymbolKind;
   name: string;
+  start: number;
+  end: number;
 }
 
 /**
  * The definitions in a parsed tree, in source order. Every `@definition.*`
  * match of the grammar's queries becomes one, except where an earlier query
  * already named the same identifier (the grammar's tags win over ours).
+ * `@scope` matches name containers that are not definitions themselves.
+ *
+ * Containers come from source ranges, not from walking up the tree: the
+ * matches are sorted by start and a stack of the open ones is kept, so the
+ * cost is linear however deeply the code nests (an ancestor walk per
+ * definition is quadratic on adversarially nested code).
  */
 export function extractDefinitions(grammar: Grammar, tree: Tree, text: string): Definition[] {
   const found: Found[] = [];
   const byName = new Set<number>();
-  const byNode = new Map<number, Found>();
   for (const query of grammar.queries) {
     for (const match of query.matches(tree.rootNode)) {
       let node: Node | undefined;
       let nameNode: Node | undefined;
       let kind: SymbolKind | undefined;
+      let scopeOnly = false;
       for (const capture of match.captures) {
         if (capture.name === "name") nameNode = capture.node;
         else if (capture.name.startsWith("definition.")) {
           node = capture.node;
           kind = CAPTURE_KINDS[capture.name.slice("definition.".length)];
+        } else if (capture.name === "scope") {
+          node = capture.node;
+          kind = "module";
+          scopeOnly = true;
         }
       }
       if (!node || !nameNode || !kind) continue;
       if (byName.has(nameNode.id)) continue;
       byName.add(nameNode.id);
-      const entry = {
+      found.push({
         node,
         nameNode,
+        scopeOnly,
         kind: NODE_KINDS[node.type] ?? kind,
         name: lastSegment(nameNode.text),
-      };
-      found.push(entry);
-      if (!byNode.has(node.id)) byNode.set(node.id, entry);
+        start: node.startIndex,
+        end: node.endIndex,
+      });
     }
   }
-  found.sort((a, b) => a.nameNode.startIndex - b.nameNode.startIndex);
+  // Outer before inner at the same start (a longer range first).
+  found.sort((a, b) =>
+    a.start - b.start || b.end - a.end || a.nameNode.startIndex - b.nameNode.startIndex
+  );
 
   const lines = lineStarts(text);
-  const qualified = new Map<number, string>();
   const result: Definition[] = [];
+  const open: { entry: Found; qualified: string }[] = [];
   for (const entry of found) {
-    const containers = containerNames(entry, byNode, grammar.language);
+    while (open.length > 0 && open[open.length - 1].entry.end <= entry.start) open.pop();
+    const enclosing = open.findLast((o) =>
+      CONTAINER_KINDS.has(o.entry.kind) && o.entry.node.id !== entry.node.id
+    );
+    const own = ownScope(entry, grammar.language);
+    let container = enclosing?.qualified ?? "";
+    if (own) container = container && !own.startsWith(container) ? `${container}.${own}` : own;
+    const nearest = own ? "type" : enclosing?.entry.kind;
     let kind = entry.kind;
-    if (kind === "function" && containers.memberOfType) kind = "method";
+    if (kind === "function" && nearest && nearest !== "function" && nearest !== "method") {
+      kind = "method";
+    }
     if (grammar.language === "go" && entry.node.type === "type_spec") {
       const type = entry.node.childForFieldName("type")?.type;
       if (type === "struct_type") kind = "struct";
       else if (type === "interface_type") kind = "interface";
     }
-    const container = containers.names.join(".");
     const qualifiedName = container ? `${container}.${entry.name}` : entry.name;
-    qualified.set(entry.node.id, qualifiedName);
-    const row = entry.nameNode.startPosition.row;
+    open.push({ entry, qualified: qualifiedName });
+    if (entry.scopeOnly) continue;
     result.push({
       name: entry.name,
       qualifiedName,
       kind,
-      line: row + 1,
+      line: entry.nameNode.startPosition.row + 1,
       column: entry.nameNode.startPosition.column + 1,
-      signature: signatureAt(text, lines, entry.node.startPosition.row, entry.node),
+      signature: signatureAt(text, lines, entry.node),
       container,
     });
   }
+  result.sort((a, b) => a.line - b.line || a.column - b.column);
   return result;
 }
 
-/** The names enclosing a definition, outermost first, and whether the nearest is a type. */
-function containerNames(
-  entry: Found,
-  byNode: ReadonlyMap<number, Found>,
-  language: string,
-): { names: string[]; memberOfType: boolean } {
-  const names: string[] = [];
-  let memberOfType: boolean | undefined;
-  const note = (name: string, isType: boolean) => {
-    names.unshift(name);
-    memberOfType ??= isType;
-  };
-  // A qualified declarator names its own scope: `void ns::Engine::start()`.
-  const qualified = entry.nameNode.type === "qualified_identifier"
-    ? entry.nameNode
-    : entry.nameNode.parent?.type === "qualified_identifier"
-    ? entry.nameNode.parent
+/**
+ * A scope a definition names itself: `void ns::Engine::start()` is in
+ * `ns.Engine`, a Go method in its receiver's type.
+ */
+function ownScope(entry: Found, language: string): string | undefined {
+  const name = entry.nameNode;
+  const qualified = name.type === "qualified_identifier"
+    ? name
+    : name.parent?.type === "qualified_identifier"
+    ? name.parent
     : undefined;
   if (qualified) {
     const text = qualified.text.replace(/\s+/g, "");
     const cut = text.lastIndexOf("::");
-    if (cut > 0) note(text.slice(0, cut).replaceAll("::", "."), true);
+    if (cut > 0) return text.slice(0, cut).replaceAll("::", ".");
   }
   if (language === "go" && entry.node.type === "method_declaration") {
     const receiver = entry.node.childForFieldName("receiver")?.text ?? "";
-    const type = /([A-Za-z_]\w*)(?:\[[^\]]*\])?\s*\)\s*$/.exec(receiver)?.[1];
-    if (type) note(type, true);
+    return /([A-Za-z_]\w*)(?:\[[^\]]*\])?\s*\)\s*$/.exec(receiver)?.[1];
   }
-  let node = entry.node.parent;
-  for (let steps = 0; node && steps < MAX_ANCESTOR_STEPS; steps++, node = node.parent) {
-    const container = byNode.get(node.id);
-    if (container && container !== entry && CONTAINER_KINDS.has(container.kind)) {
-      note(container.name, container.kind !== "function" && container.kind !== "method");
-      continue;
-    }
-    if (node.type === "impl_item") {
-      const type = node.childForFieldName("type")?.text.replace(/<.*$/s, "");
-      if (type) note(type, true);
-    } else if (node.type === "namespace_definition" && !byNode.has(node.id)) {
-      const name = node.childForFieldName("name")?.text;
-      if (name) note(name.replaceAll("::", "."), false);
-    }
-  }
-  return { names, memberOfType: memberOfType ?? false };
+  return undefined;
 }
 
 /** The last `::`-separated segment of a (possibly qualified) name. */
@@ -226,7 +227,8 @@ function lineStarts(text: string): number[] {
 }
 
 /** The definition's first line (from where it starts on that line), trimmed and bounded. */
-function signatureAt(text: string, lines: readonly number[], row: number, node: Node): string {
+function signatureAt(text: string, lines: readonly number[], node: Node): string {
+  const row = node.startPosition.row;
   const start = lines[row] ?? 0;
   const end = row + 1 < lines.length ? lines[row + 1] - 1 : text.length;
   const column = node.startPosition.column;

@@ -94,6 +94,9 @@ export const GRAMMAR_SOURCES: Readonly<Record<ParsedLanguage, GrammarSource>> = 
     extra: `
 (const_item name: (identifier) @name) @definition.constant
 (static_item name: (identifier) @name) @definition.constant
+(impl_item type: (type_identifier) @name) @scope
+(impl_item type: (generic_type type: (type_identifier) @name)) @scope
+(impl_item type: (scoped_type_identifier name: (type_identifier) @name)) @scope
 `,
   },
   java: {
@@ -208,7 +211,19 @@ export function definitionPatterns(source: string): string {
       }
     }
   }
-  return kept.join("\n");
+  return kept.map(withoutDocComments).join("\n");
+}
+
+/**
+ * A tags pattern without its doc-comment capture: `(comment)* @doc .` and the
+ * `#strip!` / `#select-adjacent!` directives on it serve editors' hover text,
+ * which find_symbol does not return, and the quantified sibling anchor costs
+ * a large share of the query time (measured on typescript.js, ADR-031).
+ */
+function withoutDocComments(pattern: string): string {
+  return pattern
+    .replace(/\(comment\)\*\s*@doc\s*\.\s*/g, "")
+    .replace(/\(#(?:strip|select-adjacent|set-adjacent)!\s+@doc[^)]*\)/g, "");
 }
 
 /** Loads grammars on first use and keeps them for the worker's life. */

@@ -12,10 +12,16 @@ import type { Tool } from "@modelcontextprotocol/server";
 import { listDirectoryTool } from "./list_directory.ts";
 import { readFileTool } from "./read_file.ts";
 import { findSymbolTool } from "./find_symbol.ts";
+import { projectOverviewTool } from "./project_overview.ts";
 import type { ToolDefinition } from "./types.ts";
 
 /** Every tool, in publishing order. */
-export const TOOLS: readonly ToolDefinition[] = [readFileTool, listDirectoryTool, findSymbolTool];
+export const TOOLS: readonly ToolDefinition[] = [
+  readFileTool,
+  listDirectoryTool,
+  findSymbolTool,
+  projectOverviewTool,
+];
 
 /** The tool called `name`, or `undefined`. */
 export function findTool(name: string): ToolDefinition | undefined {

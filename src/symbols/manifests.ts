@@ -174,8 +174,16 @@ function deps(runtime: string[], dev: string[]): Fields {
   };
 }
 
+/** A manifest's top level, which must be a table/object. */
+function topLevel(value: unknown): Obj {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new Error("the top level is not an object");
+  }
+  return value as Obj;
+}
+
 function fromJsonManifest(value: unknown, type: string): Fields {
-  const m = obj(value);
+  const m = topLevel(value);
   const runtime = keysOf(type === "composer.json" ? m.require : m.dependencies);
   const dev = keysOf(type === "composer.json" ? m["require-dev"] : m.devDependencies);
   const workspaces = Array.isArray(m.workspaces)
@@ -203,7 +211,7 @@ function fromJsonManifest(value: unknown, type: string): Fields {
 }
 
 function fromDeno(value: unknown): Fields {
-  const m = obj(value);
+  const m = topLevel(value);
   const imports = keysOf(m.imports);
   const entry: unknown[] = typeof m.exports === "string"
     ? [m.exports]

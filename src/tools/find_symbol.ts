@@ -19,7 +19,7 @@ import { fileSymbols, type Method } from "../symbols/file_symbols.ts";
 import { GrammarRegistry } from "../symbols/grammars.ts";
 import { isParsed, languageOf } from "../symbols/languages.ts";
 import { InvalidCursor } from "./cursor.ts";
-import { readText, walkFiles } from "./symbol_walk.ts";
+import { readText, walkFiles, withDeadline } from "./symbol_walk.ts";
 import type { ToolContext, ToolDefinition } from "./types.ts";
 
 /** The kinds a caller can ask for; each covers the result kinds listed. */
@@ -162,7 +162,9 @@ async function findSymbol(args: FindSymbolArgs, ctx: ToolContext): Promise<RawTo
   const unparseable: { path: string; reason: string }[] = [];
   const patternLanguages = new Map<string, { files: number; reason: string }>();
   let stopped: string | undefined;
-  const stop = () => (stopped ??= ctx.stop.reason()) !== undefined;
+  const deadline = withDeadline(() => false);
+  const stop = () =>
+    (stopped ??= ctx.stop.reason() ?? (deadline() ? "timed_out" : undefined)) !== undefined;
 
   for (const file of walkFiles(ctx.workspace, target, { maxFiles: SYMBOL_MAX_FILES, stop })) {
     if (stop()) break;

@@ -23,7 +23,13 @@ import {
   summariseManifest,
   testFrameworks,
 } from "../symbols/manifests.ts";
-import { readText, type WalkedFile, walkFiles, type WalkStats } from "./symbol_walk.ts";
+import {
+  readText,
+  type WalkedFile,
+  walkFiles,
+  type WalkStats,
+  withDeadline,
+} from "./symbol_walk.ts";
 import type { ToolContext, ToolDefinition } from "./types.ts";
 
 /** Files an overview walks at most. */
@@ -138,7 +144,8 @@ async function projectOverview(_args: unknown, ctx: ToolContext): Promise<RawToo
   const root = ctx.workspace.resolve("");
   const stats: WalkStats = { directories: 0, capped: false };
   let stopped = false;
-  const stop = () => (stopped ||= ctx.stop.reason() !== undefined);
+  const stop = withDeadline(() => (stopped ||= ctx.stop.reason() !== undefined));
+  const finish = (done: boolean) => (stopped ||= done);
   const languages = new Map<string, { files: number; lines: number; bytes: number }>();
   const largest: WalkedFile[] = [];
   const manifestFiles: WalkedFile[] = [];
@@ -156,7 +163,7 @@ async function projectOverview(_args: unknown, ctx: ToolContext): Promise<RawToo
     bytes += file.size;
     if (files % 1000 === 0) {
       ctx.progress(files);
-      if (stop()) break;
+      if (finish(stop())) break;
     }
     const depth = file.relative.split("/").length;
     const base = file.relative.slice(file.relative.lastIndexOf("/") + 1);
@@ -176,6 +183,7 @@ async function projectOverview(_args: unknown, ctx: ToolContext): Promise<RawToo
     languages.set(language, entry);
   }
   ctx.progress(files);
+  finish(stop());
 
   const manifests: ManifestSummary[] = manifestFiles.map((file) => {
     const text = readText(file, MANIFEST_MAX_BYTES);

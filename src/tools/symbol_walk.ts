@@ -23,6 +23,19 @@ const SKIPPED_DIRS = new Set([
   "coverage",
 ]);
 
+/**
+ * How long a find_symbol or project_overview call walks before it stops by
+ * itself with what it has (`timed_out`), below the default 15 s tool budget:
+ * a stand-in until the supervisor raises the shared stop flag at the budget.
+ */
+export const SOFT_DEADLINE_MS = 10_000;
+
+/** A stop check that also ends the call at {@linkcode SOFT_DEADLINE_MS} from now. */
+export function withDeadline(stop: () => boolean, ms = SOFT_DEADLINE_MS): () => boolean {
+  const end = performance.now() + ms;
+  return () => stop() || performance.now() > end;
+}
+
 /** A regular file met by the walk. */
 export interface WalkedFile {
   /** Relative to the workspace root, `/`-separated. */

@@ -8,6 +8,7 @@
 
 import assert from "node:assert/strict";
 import { FindSymbolOutput } from "../../src/tools/find_symbol.ts";
+import { ProjectOverviewOutput } from "../../src/tools/project_overview.ts";
 import { makeWorkspace, startServer, textOf } from "../helpers/fixtures.ts";
 import { readRefusal } from "../helpers/results.ts";
 
@@ -54,4 +55,24 @@ Deno.test("find_symbol through the server: a path outside the workspace is refus
   using server = startServer(ws.root);
   const result = await server.dispatcher.call("find_symbol", { symbol: "a", path: "../outside" });
   readRefusal(result, "outside_workspace");
+});
+
+Deno.test("project_overview through the server: manifests, git state and the walk inside the sandbox", async () => {
+  await using ws = await makeWorkspace({
+    "README.md": "# Served\n",
+    "Cargo.toml": '[package]\nname = "served"\nversion = "0.1.0"\n[dependencies]\nserde = "1"\n',
+    "src/main.rs": "fn main() {}\n",
+  });
+  await new Deno.Command("git", { args: ["-C", ws.root, "init", "-q", "-b", "main"] }).output();
+  using server = startServer(ws.root);
+  const result = await server.dispatcher.call("project_overview", {});
+  assert.equal(result.isError, undefined, textOf(result));
+  const parsed = ProjectOverviewOutput.safeParse(result.structuredContent);
+  assert.ok(parsed.success, JSON.stringify(parsed.error?.issues));
+  const out = parsed.data!;
+  assert.equal(out.files, 3);
+  assert.deepEqual(out.manifests.map((m) => [m.name, m.dependency_names]), [["served", ["serde"]]]);
+  assert.equal(out.version_control?.branch, "main");
+  assert.deepEqual(out.readme, { path: "README.md", heading: "Served" });
+  assert.ok(out.entry_points.includes("src/main.rs"));
 });

@@ -178,13 +178,15 @@ Deno.test("call: fenced text, --json, refusals exit 1, bad JSON exits 2", async 
   assert.match(unknownTool.stderr, /Unknown tool: "rm"/);
 });
 
-Deno.test("tools --json lists both tools with their schemas", async () => {
+Deno.test("tools --json lists every tool with its schemas", async () => {
   const [json, plain] = await Promise.all([runProgram(["tools", "--json"]), runProgram(["tools"])]);
   assert.equal(json.code, 0);
   const { tools } = JSON.parse(json.stdout);
   assert.deepEqual(tools.map((tool: { name: string }) => tool.name), [
     "read_file",
     "list_directory",
+    "find_symbol",
+    "project_overview",
   ]);
   for (const tool of tools) {
     assert.equal(tool.inputSchema.type, "object");

@@ -114,7 +114,12 @@ Deno.test("tools/list is stable across calls and every tool is read-only", async
       tools: { name: string; annotations: Record<string, boolean> }[];
     };
     const second = (await server.request(2, "tools/list")).result as typeof first;
-    assert.deepEqual(first.tools.map((t) => t.name), ["read_file", "list_directory"]);
+    assert.deepEqual(first.tools.map((t) => t.name), [
+      "read_file",
+      "list_directory",
+      "find_symbol",
+      "project_overview",
+    ]);
     assert.deepEqual(second.tools, first.tools);
     for (const tool of first.tools) {
       assert.equal(tool.annotations.readOnlyHint, true);

@@ -148,6 +148,16 @@ export const GRAMMAR_SOURCES: Readonly<Record<ParsedLanguage, GrammarSource>> = 
 (const_element (name) @name) @definition.constant
 `,
   },
+  bash: {
+    wasm: () => import("tree-sitter-bash/tree-sitter-bash.wasm", { with: { type: "bytes" } }),
+    // The package ships no tags.scm.
+    tags: [],
+    extra: `
+(function_definition name: (word) @name) @definition.function
+(program (variable_assignment name: (variable_name) @name) @definition.variable)
+(program (declaration_command (variable_assignment name: (variable_name) @name) @definition.variable))
+`,
+  },
 };
 
 /** A loaded grammar: a parser set to it, and its definition queries (the grammar's tags first). */

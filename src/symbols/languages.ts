@@ -19,6 +19,7 @@ export const PARSED_LANGUAGES = [
   "csharp",
   "ruby",
   "php",
+  "bash",
 ] as const;
 
 /** A language with a bundled grammar. */
@@ -27,8 +28,8 @@ export type ParsedLanguage = typeof PARSED_LANGUAGES[number];
 /**
  * Every language find_symbol recognises by extension. Those not in
  * {@linkcode PARSED_LANGUAGES} are pattern-matched, and the result says so.
- * Kotlin, Swift and Bash: their official npm packages ship no `.wasm`
- * (checked with `npm pack --dry-run`), so they have no parser here.
+ * Kotlin and Swift: their official npm packages ship no `.wasm` (checked
+ * with `npm pack --dry-run`), so they have no parser here.
  */
 const BY_EXTENSION: Readonly<Record<string, string>> = {
   ts: "typescript",

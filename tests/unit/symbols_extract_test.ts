@@ -172,7 +172,7 @@ Deno.test("c++: namespaces and out-of-class definitions give qualified names", a
   ) assert.ok(got.includes(want), `missing ${want} in ${got}`);
 });
 
-Deno.test("c, java, c#, ruby, php: each grammar's definitions with containers", async () => {
+Deno.test("c, java, c#, ruby, bash, php: each grammar's definitions with containers", async () => {
   const cases: [string, string, string[]][] = [
     ["c", "struct s { int a; };\ntypedef int myint;\nint f(void) { return 0; }\n#define M(x) x\n", [
       "struct s@1",
@@ -205,6 +205,15 @@ Deno.test("c, java, c#, ruby, php: each grammar's definitions with containers", 
       "method M.C.m@3",
       "method M.C.s@4",
     ]],
+    [
+      "bash",
+      "# deploy_fake() {}\nNAME=x\ndeploy() {\n  echo 'f() {}'\n}\nfunction clean { :; }\n",
+      [
+        "variable NAME@2",
+        "function deploy@3",
+        "function clean@6",
+      ],
+    ],
     ["php", "<?php\nclass C { function m() {} }\nfunction f() {}\n", [
       "class C@2",
       "method C.m@2",
@@ -232,12 +241,15 @@ Deno.test("languages without a grammar fall back to patterns, marked as such", a
     "class Engine@2",
     "method Engine.start@3",
   ]);
-  const shell = await fileSymbols(GRAMMARS, "bash", "deploy() {\n  echo hi\n}\n", {
+  const swift = await fileSymbols(GRAMMARS, "swift", "struct Point {\n  func norm() {}\n}\n", {
     accept: all,
     limit: 100,
     shouldStop: () => false,
   });
-  assert.deepEqual(shell.definitions.map((d) => d.name), ["deploy"]);
+  assert.deepEqual(swift.definitions.map((d) => `${d.kind} ${d.qualifiedName}`), [
+    "struct Point",
+    "method Point.norm",
+  ]);
 });
 
 Deno.test("a file with syntax errors is unparseable and falls back to patterns", async () => {

@@ -11,10 +11,11 @@ import { z } from "zod";
 import type { Tool } from "@modelcontextprotocol/server";
 import { listDirectoryTool } from "./list_directory.ts";
 import { readFileTool } from "./read_file.ts";
+import { searchCodeTool } from "./search_code.ts";
 import type { ToolDefinition } from "./types.ts";
 
 /** Every tool, in publishing order. */
-export const TOOLS: readonly ToolDefinition[] = [readFileTool, listDirectoryTool];
+export const TOOLS: readonly ToolDefinition[] = [readFileTool, listDirectoryTool, searchCodeTool];
 
 /** The tool called `name`, or `undefined`. */
 export function findTool(name: string): ToolDefinition | undefined {

@@ -178,13 +178,14 @@ Deno.test("call: fenced text, --json, refusals exit 1, bad JSON exits 2", async 
   assert.match(unknownTool.stderr, /Unknown tool: "rm"/);
 });
 
-Deno.test("tools --json lists both tools with their schemas", async () => {
+Deno.test("tools --json lists every tool with its schemas", async () => {
   const [json, plain] = await Promise.all([runProgram(["tools", "--json"]), runProgram(["tools"])]);
   assert.equal(json.code, 0);
   const { tools } = JSON.parse(json.stdout);
   assert.deepEqual(tools.map((tool: { name: string }) => tool.name), [
     "read_file",
     "list_directory",
+    "search_code",
   ]);
   for (const tool of tools) {
     assert.equal(tool.inputSchema.type, "object");
@@ -196,6 +197,7 @@ Deno.test("tools --json lists both tools with their schemas", async () => {
   assert.equal(plain.code, 0);
   assert.match(plain.stdout, /^read_file — Read file$/m);
   assert.match(plain.stdout, /^list_directory — List directory$/m);
+  assert.match(plain.stdout, /^search_code — Search code$/m);
 });
 
 Deno.test("a relative --workspace resolves against --cwd, not the process directory", async () => {

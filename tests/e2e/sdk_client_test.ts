@@ -48,9 +48,13 @@ for (const era of ["modern", "legacy"] as const) {
       assert.match(instructions, /untrusted_content/);
     });
 
-    await t.step("tools/list: read_file then list_directory, all read-only", async () => {
+    await t.step("tools/list: read_file, list_directory, search_code, all read-only", async () => {
       const { tools } = await client.listTools();
-      assert.deepEqual(tools.map((tool) => tool.name), ["read_file", "list_directory"]);
+      assert.deepEqual(tools.map((tool) => tool.name), [
+        "read_file",
+        "list_directory",
+        "search_code",
+      ]);
       assert.deepEqual(tools.map((tool) => tool.title), ["Read file", "List directory"]);
       for (const tool of tools) {
         assert.equal(tool.annotations?.readOnlyHint, true, tool.name);

@@ -114,7 +114,11 @@ Deno.test("tools/list is stable across calls and every tool is read-only", async
       tools: { name: string; annotations: Record<string, boolean> }[];
     };
     const second = (await server.request(2, "tools/list")).result as typeof first;
-    assert.deepEqual(first.tools.map((t) => t.name), ["read_file", "list_directory"]);
+    assert.deepEqual(first.tools.map((t) => t.name), [
+      "read_file",
+      "list_directory",
+      "search_code",
+    ]);
     assert.deepEqual(second.tools, first.tools);
     for (const tool of first.tools) {
       assert.equal(tool.annotations.readOnlyHint, true);

@@ -9,7 +9,6 @@
  */
 
 import { Buffer } from "node:buffer";
-import { closeSync, openSync, readSync } from "node:fs";
 import { z } from "zod";
 import { toolBudget } from "../contract/budget.ts";
 import { CONTENT_ENVELOPE_SHAPE } from "../contract/envelope.ts";
@@ -23,17 +22,9 @@ import {
   summariseManifest,
   testFrameworks,
 } from "../symbols/manifests.ts";
-import {
-  readText,
-  type WalkedFile,
-  walkFiles,
-  type WalkStats,
-  withDeadline,
-} from "./symbol_walk.ts";
+import { decodeText, type SourceWalkEnd, walkSources, withDeadline } from "./symbol_walk.ts";
 import type { ToolContext, ToolDefinition } from "./types.ts";
 
-/** Files an overview walks at most. */
-export const OVERVIEW_MAX_FILES = 200_000;
 /** Files larger than this count bytes but not lines. */
 const LINE_COUNT_MAX_BYTES = 4 * 1024 * 1024;
 
@@ -142,61 +133,66 @@ const TEST_FILE =
 
 async function projectOverview(_args: unknown, ctx: ToolContext): Promise<RawToolResult> {
   const root = ctx.workspace.resolve("");
-  const stats: WalkStats = { directories: 0, capped: false };
-  let stopped = false;
-  const stop = withDeadline(() => (stopped ||= ctx.stop.reason() !== undefined));
-  const finish = (done: boolean) => (stopped ||= done);
+  const walkEnd: SourceWalkEnd = { directories: 0, errors: 0 };
+  const stop = withDeadline(() => ctx.stop.reason());
   const languages = new Map<string, { files: number; lines: number; bytes: number }>();
-  const largest: WalkedFile[] = [];
-  const manifestFiles: WalkedFile[] = [];
+  const largest: { path: string; size: number }[] = [];
+  const manifests: ManifestSummary[] = [];
   const conventional: string[] = [];
   let files = 0;
   let bytes = 0;
   let testFiles = 0;
   let readme: { path: string; heading?: string } | null = null;
-  const buffer = Buffer.alloc(64 * 1024);
 
-  for (
-    const file of walkFiles(ctx.workspace, root, { maxFiles: OVERVIEW_MAX_FILES, stop }, stats)
+  for await (
+    const event of walkSources(ctx, root, {
+      maxFileBytes: LINE_COUNT_MAX_BYTES,
+      // Line counts are figures, not content: no byte cap, the time budget bounds the walk.
+      maxBytes: Number.MAX_SAFE_INTEGER,
+      stop,
+    }, walkEnd)
   ) {
+    if (event.kind === "directory_done") continue;
     files++;
-    bytes += file.size;
-    if (files % 1000 === 0) {
-      ctx.progress(files);
-      if (finish(stop())) break;
+    const size = event.size ?? 0;
+    bytes += size;
+    if (files % 1000 === 0) ctx.progress(files);
+    const path = event.path;
+    const base = event.name;
+    const depth = path.split("/").length;
+    if (depth <= 2 && isManifest(base)) {
+      manifests.push(
+        event.bytes && event.bytes.length <= MANIFEST_MAX_BYTES
+          ? summariseManifest(path, decodeText(event.bytes))
+          : summariseManifest(path, "\0".repeat(MANIFEST_MAX_BYTES + 1)),
+      );
     }
-    const depth = file.relative.split("/").length;
-    const base = file.relative.slice(file.relative.lastIndexOf("/") + 1);
-    if (depth <= 2 && isManifest(base)) manifestFiles.push(file);
-    if (CONVENTIONAL_ENTRIES.has(file.relative)) conventional.push(file.relative);
-    if (TEST_FILE.test(file.relative)) testFiles++;
+    if (CONVENTIONAL_ENTRIES.has(path)) conventional.push(path);
+    if (TEST_FILE.test(path)) testFiles++;
     if (!readme && depth === 1 && /^readme(\.(md|markdown|rst|txt))?$/i.test(base)) {
-      readme = { path: file.relative, ...headingOf(file) };
+      readme = {
+        path,
+        ...(event.bytes ? headingOf(decodeText(event.bytes.subarray(0, 16_384))) : {}),
+      };
     }
-    trackLargest(largest, file);
-    const language = languageOf(file.relative) ?? otherLanguage(base);
+    trackLargest(largest, { path, size });
+    const language = languageOf(path) ?? otherLanguage(base);
     if (!language) continue;
     const entry = languages.get(language) ?? { files: 0, lines: 0, bytes: 0 };
     entry.files++;
-    entry.bytes += file.size;
-    if (file.size <= LINE_COUNT_MAX_BYTES) entry.lines += countLines(file.absolute, buffer);
+    entry.bytes += size;
+    if (event.bytes) entry.lines += countLines(event.bytes);
     languages.set(language, entry);
   }
   ctx.progress(files);
-  finish(stop());
+  const stopped = walkEnd.ended === "timed_out" || walkEnd.ended === "cancelled";
 
-  const manifests: ManifestSummary[] = manifestFiles.map((file) => {
-    const text = readText(file, MANIFEST_MAX_BYTES);
-    return text === undefined
-      ? summariseManifest(file.relative, "\0".repeat(MANIFEST_MAX_BYTES + 1))
-      : summariseManifest(file.relative, text);
-  });
   const frameworks = new Set(manifests.flatMap(testFrameworks));
   const declared = manifests.flatMap((m) => m.entryPoints);
 
   const output: Output = {
     files,
-    directories: stats.directories,
+    directories: walkEnd.directories,
     bytes,
     languages: [...languages].map(([language, v]) => ({ language, ...v }))
       .sort((a, b) => b.bytes - a.bytes).slice(0, 25),
@@ -217,10 +213,10 @@ async function projectOverview(_args: unknown, ctx: ToolContext): Promise<RawToo
     workspace_members: [...new Set(manifests.flatMap((m) => m.workspaces))].slice(0, 50),
     entry_points: [...new Set([...declared, ...conventional])].slice(0, 20),
     tests: { files: testFiles, frameworks: [...frameworks] },
-    largest_files: largest.map((f) => ({ path: f.relative, bytes: f.size })),
+    largest_files: largest.map((f) => ({ path: f.path, bytes: f.size })),
     version_control: await gitState(root.absolute),
     readme,
-    truncated: stats.capped,
+    truncated: walkEnd.ended === "files" || walkEnd.ended === "bytes",
     timed_out: stopped,
   };
   return fitted(output, ctx);
@@ -269,42 +265,27 @@ function otherLanguage(base: string): string | undefined {
   return OTHER_LANGUAGES[base.slice(dot + 1)] ?? OTHER_LANGUAGES[base.slice(dot + 1).toLowerCase()];
 }
 
-function trackLargest(largest: WalkedFile[], file: WalkedFile): void {
+function trackLargest(
+  largest: { path: string; size: number }[],
+  file: { path: string; size: number },
+): void {
   if (largest.length === 10 && file.size <= largest[9].size) return;
   largest.push(file);
   largest.sort((a, b) => b.size - a.size);
   if (largest.length > 10) largest.pop();
 }
 
-/** Newlines in a file (plus one for a last line without one), read in chunks. */
-function countLines(path: string, buffer: Buffer): number {
-  let fd: number;
-  try {
-    fd = openSync(path, "r");
-  } catch {
-    return 0;
-  }
+/** Newlines in `bytes`, plus one for a last line without one. */
+function countLines(bytes: Uint8Array): number {
+  if (bytes.length === 0) return 0;
+  const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
   let lines = 0;
-  let last = 10;
-  try {
-    for (;;) {
-      const n = readSync(fd, buffer, 0, buffer.length, null);
-      if (n === 0) break;
-      for (let i = buffer.indexOf(10, 0); i !== -1 && i < n; i = buffer.indexOf(10, i + 1)) lines++;
-      last = buffer[n - 1];
-    }
-  } catch {
-    /* unreadable midway: count what was read */
-  } finally {
-    closeSync(fd);
-  }
-  return last === 10 ? lines : lines + 1;
+  for (let i = view.indexOf(10); i !== -1; i = view.indexOf(10, i + 1)) lines++;
+  return bytes[bytes.length - 1] === 10 ? lines : lines + 1;
 }
 
-/** The README's first Markdown or RST heading (from its first 16 KiB). */
-function headingOf(file: WalkedFile): { heading?: string } {
-  const text = readText({ ...file, size: Math.min(file.size, 16_384) }, Infinity)?.slice(0, 16_384);
-  if (!text) return {};
+/** The first Markdown or RST heading of a README's start. */
+function headingOf(text: string): { heading?: string } {
   const lines = text.split("\n");
   for (let i = 0; i < lines.length; i++) {
     const atx = /^#{1,6}\s+(.+?)\s*#*\s*$/.exec(lines[i]);

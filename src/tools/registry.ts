@@ -11,6 +11,7 @@ import { z } from "zod";
 import type { Tool } from "@modelcontextprotocol/server";
 import { listDirectoryTool } from "./list_directory.ts";
 import { readFileTool } from "./read_file.ts";
+import { searchCodeTool } from "./search_code.ts";
 import { findSymbolTool } from "./find_symbol.ts";
 import { projectOverviewTool } from "./project_overview.ts";
 import type { ToolDefinition } from "./types.ts";
@@ -19,6 +20,7 @@ import type { ToolDefinition } from "./types.ts";
 export const TOOLS: readonly ToolDefinition[] = [
   readFileTool,
   listDirectoryTool,
+  searchCodeTool,
   findSymbolTool,
   projectOverviewTool,
 ];

@@ -1,27 +1,19 @@
 /**
- * A minimal, private walk for find_symbol and project_overview, kept here
- * until the shared walker (issue 6, `src/access/walk.ts`) lands: it must then
- * be replaced by it. It never follows symlinks, skips denied and hidden
- * names and the generated and vendored trees, and stops between
- * directories when asked. It does not read ignore files, and its reads do
- * not carry `read_file`'s swap-race check (the shared walker's will).
+ * The shared walker (`src/access/walk.ts`) as find_symbol and
+ * project_overview use it: files under a path with their bytes, or why they
+ * were not read, and the end of each directory with whether its reads are
+ * confirmed (a directory swapped during the walk drops what it gave). A
+ * single-file path is read through `Workspace.readRegularFile`.
  *
  * @module
  */
 
+import type { Buffer } from "node:buffer";
 import type { ResolvedPath } from "../access/resolve.ts";
-import type { Workspace } from "../access/workspace.ts";
-
-/** Directories never walked (generated or vendored trees). */
-const SKIPPED_DIRS = new Set([
-  "node_modules",
-  "dist",
-  "build",
-  "target",
-  "vendor",
-  "__pycache__",
-  "coverage",
-]);
+import { Walker } from "../access/walk.ts";
+import { ToolRefusal } from "../contract/refusal.ts";
+import type { StopReason } from "../contract/stop.ts";
+import type { ToolContext } from "./types.ts";
 
 /**
  * How long a find_symbol or project_overview call walks before it stops by
@@ -31,99 +23,139 @@ const SKIPPED_DIRS = new Set([
 export const SOFT_DEADLINE_MS = 10_000;
 
 /** A stop check that also ends the call at {@linkcode SOFT_DEADLINE_MS} from now. */
-export function withDeadline(stop: () => boolean, ms = SOFT_DEADLINE_MS): () => boolean {
+export function withDeadline(
+  reason: () => StopReason | undefined,
+  ms = SOFT_DEADLINE_MS,
+): () => StopReason | undefined {
   const end = performance.now() + ms;
-  return () => stop() || performance.now() > end;
+  return () => reason() ?? (performance.now() > end ? "timed_out" : undefined);
 }
 
-/** A regular file met by the walk. */
-export interface WalkedFile {
-  /** Relative to the workspace root, `/`-separated. */
-  readonly relative: string;
-  readonly absolute: string;
-  readonly size: number;
+/** What a walk of sources yields. */
+export type SourceEvent =
+  | {
+    readonly kind: "file";
+    /** Relative to the workspace root. */
+    readonly path: string;
+    readonly name: string;
+    /** The file's bytes (valid until the next event), or why it was not read. */
+    readonly bytes?: Buffer | Uint8Array;
+    readonly skipped?: "too_large" | "binary" | "unreadable";
+    /** Its size in bytes when known. */
+    readonly size?: number;
+  }
+  | { readonly kind: "directory_done"; readonly confirmed: boolean };
+
+/** Options of {@linkcode walkSources}. */
+export interface SourceWalkOptions {
+  /** Largest file read; larger ones are `too_large` (their size is still given). */
+  readonly maxFileBytes: number;
+  /** Asked before every directory and file. */
+  readonly stop: () => StopReason | undefined;
+  /** Whether to read a file at all (by name); unread files come without bytes. */
+  readonly wants?: (path: string, name: string) => boolean;
+  /** The walk's byte cap (default the configured `MCP_SEARCH__MAX_BYTES`). */
+  readonly maxBytes?: number;
 }
 
-/** What a walk met besides files. */
-export interface WalkStats {
+/** What a finished walk reports. */
+export interface SourceWalkEnd {
   directories: number;
-  /** True when `maxFiles` ended the walk early. */
-  capped: boolean;
+  /** Why the walk ended early: a cap (`files`, `bytes`) or a stop. */
+  ended?: "files" | "bytes" | "cancelled" | "timed_out";
+  errors: number;
 }
 
-/**
- * The regular files under `target` (or `target` itself when it is a file),
- * in sorted order, directory by directory. `stop()` is asked between
- * directories; a true answer ends the walk.
- */
-export function* walkFiles(
-  workspace: Workspace,
+/** The files under `target` (or `target` itself), read per {@linkcode SourceWalkOptions}. */
+export async function* walkSources(
+  ctx: ToolContext,
   target: ResolvedPath,
-  options: { maxFiles: number; stop: () => boolean },
-  stats: WalkStats = { directories: 0, capped: false },
-): Generator<WalkedFile> {
+  options: SourceWalkOptions,
+  end: SourceWalkEnd = { directories: 0, errors: 0 },
+): AsyncGenerator<SourceEvent> {
+  const wants = options.wants ?? (() => true);
   if (!target.info.isDirectory) {
-    if (target.info.isFile) {
-      yield { relative: target.relative, absolute: target.absolute, size: target.info.size };
+    const name = target.relative.slice(target.relative.lastIndexOf("/") + 1);
+    if (!wants(target.relative, name)) {
+      yield { kind: "file", path: target.relative, name, size: target.info.size };
+      return;
     }
+    try {
+      const { bytes } = await ctx.workspace.readRegularFile(target, options.maxFileBytes);
+      yield { kind: "file", path: target.relative, name, bytes, size: bytes.length };
+    } catch (error) {
+      if (!(error instanceof ToolRefusal)) throw error;
+      if (error.code === "too_large") {
+        yield { kind: "file", path: target.relative, name, skipped: "too_large" };
+      } else if (error.code === "binary_file") {
+        yield { kind: "file", path: target.relative, name, skipped: "binary" };
+      } else throw error;
+    }
+    yield { kind: "directory_done", confirmed: true };
     return;
   }
-  const denylist = workspace.policy.denylist;
-  const stack: [string, string][] = [[target.absolute, target.relative]];
-  let files = 0;
-  while (stack.length > 0) {
-    if (options.stop()) return;
-    const [dir, rel] = stack.pop()!;
-    stats.directories++;
-    let entries: Deno.DirEntry[];
-    try {
-      entries = [...Deno.readDirSync(dir)];
-    } catch {
+  const walker = new Walker(ctx.workspace.walkPolicy, ctx.workspace.policy.root, target, {
+    maxFiles: ctx.limits.maxWalkFiles,
+    maxBytes: options.maxBytes ?? ctx.limits.maxWalkBytes,
+    maxFileBytes: options.maxFileBytes,
+    stop: { reason: options.stop },
+  });
+  for (const event of walker.walk()) {
+    if (event.kind === "directory_done") {
+      yield { kind: "directory_done", confirmed: event.confirmed };
       continue;
     }
-    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    const subdirs: [string, string][] = [];
-    for (const entry of entries) {
-      const name = entry.name;
-      if (name.startsWith(".") || entry.isSymlink || denylist.deniesName(name)) continue;
-      const absolute = `${dir}/${name}`;
-      const relative = rel ? `${rel}/${name}` : name;
-      if (entry.isDirectory) {
-        if (!SKIPPED_DIRS.has(name)) subdirs.push([absolute, relative]);
-        continue;
-      }
-      if (!entry.isFile) continue;
-      let size: number;
-      try {
-        size = Deno.lstatSync(absolute).size;
-      } catch {
-        continue;
-      }
-      if (++files > options.maxFiles) {
-        stats.capped = true;
-        return;
-      }
-      yield { relative, absolute, size };
+    if (!wants(event.path, event.name)) {
+      yield { kind: "file", path: event.path, name: event.name };
+      continue;
     }
-    for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i]);
+    const read = walker.read(event);
+    if (read.ok) {
+      const binary = read.bytes.subarray(0, 8192).includes(0);
+      yield binary
+        ? {
+          kind: "file",
+          path: event.path,
+          name: event.name,
+          skipped: "binary",
+          size: read.bytes.length,
+        }
+        : {
+          kind: "file",
+          path: event.path,
+          name: event.name,
+          bytes: read.bytes,
+          size: read.bytes.length,
+        };
+      continue;
+    }
+    if (read.reason === "capped") {
+      end.ended = "bytes";
+      break;
+    }
+    if (read.reason === "special") continue;
+    let size: number | undefined;
+    if (read.reason === "too_large") {
+      try {
+        size = Deno.lstatSync(event.absolute).size;
+      } catch { /* gone: no size */ }
+    }
+    yield {
+      kind: "file",
+      path: event.path,
+      name: event.name,
+      skipped: read.reason === "too_large" ? "too_large" : "unreadable",
+      ...(size !== undefined ? { size } : {}),
+    };
   }
-}
-
-/**
- * A walked file's text, or `undefined` when it cannot be read, is larger than
- * `maxBytes` or looks binary (a NUL byte in its first 8 KiB).
- */
-export function readText(file: WalkedFile, maxBytes: number): string | undefined {
-  if (file.size > maxBytes) return undefined;
-  let bytes: Uint8Array;
-  try {
-    bytes = Deno.readFileSync(file.absolute);
-  } catch {
-    return undefined;
-  }
-  if (bytes.length > maxBytes) return undefined;
-  if (bytes.subarray(0, 8192).includes(0)) return undefined;
-  return DECODER.decode(bytes);
+  end.directories = walker.stats.directories;
+  end.errors = walker.stats.errors;
+  if (walker.ended) end.ended = walker.ended;
 }
 
 const DECODER = new TextDecoder();
+
+/** Bytes as text (UTF-8, invalid sequences replaced). */
+export function decodeText(bytes: Uint8Array): string {
+  return DECODER.decode(bytes);
+}

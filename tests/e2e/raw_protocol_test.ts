@@ -39,7 +39,7 @@ Deno.test("raw JSON-RPC lines over a real pipe", async (t) => {
     const list = track(await server.modern("tools/list"));
     assert.deepEqual(
       (list.result!.tools as Array<{ name: string }>).map((tool) => tool.name),
-      ["read_file", "list_directory", "find_symbol", "project_overview"],
+      ["read_file", "list_directory", "search_code", "find_symbol", "project_overview"],
     );
     assert.equal(list.result!.resultType, "complete");
     const read = track(

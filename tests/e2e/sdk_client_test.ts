@@ -48,11 +48,12 @@ for (const era of ["modern", "legacy"] as const) {
       assert.match(instructions, /untrusted_content/);
     });
 
-    await t.step("tools/list: read_file then list_directory, all read-only", async () => {
+    await t.step("tools/list: read_file, list_directory, search_code, all read-only", async () => {
       const { tools } = await client.listTools();
       assert.deepEqual(tools.map((tool) => tool.name), [
         "read_file",
         "list_directory",
+        "search_code",
         "find_symbol",
         "project_overview",
       ]);

@@ -193,3 +193,14 @@ Deno.test("find_symbol: a path outside the workspace is refused", async () => {
     "outside_workspace",
   );
 });
+
+Deno.test("find_symbol walks with the shared walker's policy: ignore files and skipped trees are not searched", async () => {
+  await using ws = await makeWorkspace({
+    ".ignore": "generated/\n",
+    "generated/engine.ts": "export class Engine {}\n",
+    "node_modules/dep/engine.js": "class Engine {}\n",
+    "src/engine.ts": "export class Engine {}\n",
+  });
+  const out = ok(await callDirect(directContext(ws.root), "find_symbol", { symbol: "Engine" }));
+  assert.deepEqual(out.results.map((r) => r.path), ["src/engine.ts"]);
+});

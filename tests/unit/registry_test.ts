@@ -30,6 +30,7 @@ Deno.test("registry: tools are published in a stable order", () => {
   assert.deepEqual(TOOLS.map((t) => t.name), [
     "read_file",
     "list_directory",
+    "search_code",
     "find_symbol",
     "project_overview",
   ]);
@@ -80,7 +81,7 @@ Deno.test("registry: every string in an input schema has a maxLength", () => {
     const properties = Object.keys((tool.inputSchema as Schema).properties ?? {});
     if (properties.length > 0) assert.ok(strings.length > 0, `${tool.name} has string inputs`);
     for (const [path, schema] of strings) {
-      // An enum is bounded by its values.
+      // A choice among fixed values is bounded by its values.
       if (Array.isArray((schema as { enum?: unknown }).enum)) continue;
       assert.equal(typeof schema.maxLength, "number", `${tool.name} ${path} has no maxLength`);
     }

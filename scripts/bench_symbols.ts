@@ -150,16 +150,33 @@ async function runCtags(root: string, exts: string[]): Promise<Omit<Figures, "en
   const map = exts.map((e) =>
     `--langmap=${({ ts: "TypeScript", js: "JavaScript", c: "C", h: "C", py: "Python" })[e]}:+.${e}`
   );
+  const tags = await Deno.makeTempFile({ prefix: "bench-ctags-" });
   const t0 = performance.now();
   const out = await new Deno.Command("/usr/bin/time", {
-    args: ["-f", "%M", "ctags", "-R", "-f", "-", `--languages=${langs}`, ...map, root],
-    stdout: "piped",
+    args: [
+      "-f",
+      "%M",
+      "ctags",
+      "-R",
+      "--extras=-p",
+      "-f",
+      tags,
+      `--languages=${langs}`,
+      ...map,
+      root,
+    ],
+    stdout: "null",
     stderr: "piped",
   }).output();
   const totalMs = performance.now() - t0;
-  const text = new TextDecoder().decode(out.stdout);
+  // Count lines without holding the (possibly > 512 MB) output as one string.
   let symbols = 0;
-  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) symbols++;
+  using file = await Deno.open(tags);
+  const chunk = new Uint8Array(1 << 20);
+  for (let n = await file.read(chunk); n !== null; n = await file.read(chunk)) {
+    for (let i = chunk.indexOf(10); i !== -1 && i < n; i = chunk.indexOf(10, i + 1)) symbols++;
+  }
+  await Deno.remove(tags);
   const rssKb = Number(new TextDecoder().decode(out.stderr).trim().split("\n").pop());
   return { files: -1, bytes: -1, symbols, loadMs: 0, totalMs, peakRssMb: rssKb / 1024 };
 }

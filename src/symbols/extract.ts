@@ -114,9 +114,11 @@ interface Found {
  * definition is quadratic on adversarially nested code).
  */
 export function extractDefinitions(grammar: Grammar, tree: Tree, text: string): Definition[] {
-  const found: Found[] = [];
-  const byName = new Set<number>();
+  // Per name node, the match of the lowest pattern index wins: the grammar's tags come first in
+  // the query, so they win over our own patterns.
+  const byName = new Map<number, { entry: Found; pattern: number }>();
   for (const query of grammar.queries) {
+    const offset = byName.size === 0 ? 0 : Number.MAX_SAFE_INTEGER / 2;
     for (const match of query.matches(tree.rootNode)) {
       let node: Node | undefined;
       let nameNode: Node | undefined;
@@ -134,19 +136,24 @@ export function extractDefinitions(grammar: Grammar, tree: Tree, text: string): 
         }
       }
       if (!node || !nameNode || !kind) continue;
-      if (byName.has(nameNode.id)) continue;
-      byName.add(nameNode.id);
-      found.push({
-        node,
-        nameNode,
-        scopeOnly,
-        kind: NODE_KINDS[node.type] ?? kind,
-        name: lastSegment(nameNode.text),
-        start: node.startIndex,
-        end: node.endIndex,
+      const pattern = offset + match.patternIndex;
+      const seen = byName.get(nameNode.id);
+      if (seen && seen.pattern <= pattern) continue;
+      byName.set(nameNode.id, {
+        pattern,
+        entry: {
+          node,
+          nameNode,
+          scopeOnly,
+          kind: NODE_KINDS[node.type] ?? kind,
+          name: lastSegment(nameNode.text),
+          start: node.startIndex,
+          end: node.endIndex,
+        },
       });
     }
   }
+  const found = [...byName.values()].map((v) => v.entry);
   // Outer before inner at the same start (a longer range first).
   found.sort((a, b) =>
     a.start - b.start || b.end - a.end || a.nameNode.startIndex - b.nameNode.startIndex

@@ -48,7 +48,7 @@ for (const era of ["modern", "legacy"] as const) {
       assert.match(instructions, /untrusted_content/);
     });
 
-    await t.step("tools/list: read_file, list_directory, search_code, all read-only", async () => {
+    await t.step("tools/list: every tool, all read-only", async () => {
       const { tools } = await client.listTools();
       assert.deepEqual(tools.map((tool) => tool.name), [
         "read_file",
@@ -57,7 +57,13 @@ for (const era of ["modern", "legacy"] as const) {
         "find_symbol",
         "project_overview",
       ]);
-      assert.deepEqual(tools.map((tool) => tool.title), ["Read file", "List directory"]);
+      assert.deepEqual(tools.map((tool) => tool.title), [
+        "Read file",
+        "List directory",
+        "Search code",
+        "Find symbol definitions",
+        "Project overview",
+      ]);
       for (const tool of tools) {
         assert.equal(tool.annotations?.readOnlyHint, true, tool.name);
         assert.equal(tool.annotations?.destructiveHint, false, tool.name);

@@ -20,7 +20,7 @@ import { fileSymbols, type Method } from "../symbols/file_symbols.ts";
 import { GrammarRegistry } from "../symbols/grammars.ts";
 import { isParsed, languageOf } from "../symbols/languages.ts";
 import { InvalidCursor } from "./cursor.ts";
-import { decodeText, type SourceWalkEnd, walkSources, withDeadline } from "./symbol_walk.ts";
+import { decodeText, SoftDeadline, type SourceWalkEnd, walkSources } from "./symbol_walk.ts";
 import type { ToolContext, ToolDefinition } from "./types.ts";
 
 /** The kinds a caller can ask for; each covers the result kinds listed. */
@@ -164,7 +164,8 @@ async function findSymbol(args: FindSymbolArgs, ctx: ToolContext): Promise<RawTo
   let skipped = 0;
   const unparseable: { path: string; reason: string }[] = [];
   const patternLanguages = new Map<string, { files: number; reason: string }>();
-  const stop = withDeadline(() => ctx.stop.reason());
+  const deadline = new SoftDeadline(() => ctx.stop.reason());
+  const stop = deadline.check;
   let stopped: string | undefined;
   const stopNow = () => (stopped ??= stop()) !== undefined;
   const walkEnd: SourceWalkEnd = { directories: 0, errors: 0 };
@@ -209,6 +210,10 @@ async function findSymbol(args: FindSymbolArgs, ctx: ToolContext): Promise<RawTo
     // A definition's text holds its name: most files are ruled out without a parse.
     if (!mentions(event.bytes)) continue;
     const text = decodeText(event.bytes);
+    if (isParsed(language)) {
+      // A first load of the grammar does not count against the soft deadline.
+      await deadline.excluding(() => GRAMMARS.get(language).catch(() => undefined));
+    }
     const found = await fileSymbols(GRAMMARS, language, text, {
       accept,
       limit: MAX_COLLECTED,

@@ -22,13 +22,42 @@ import type { ToolContext } from "./types.ts";
  */
 export const SOFT_DEADLINE_MS = 10_000;
 
-/** A stop check that also ends the call at {@linkcode SOFT_DEADLINE_MS} from now. */
+/**
+ * A stop check that also ends the call {@linkcode SOFT_DEADLINE_MS} after it
+ * began, not counting time spent in {@linkcode SoftDeadline.excluding}
+ * (loading a grammar, a one-off cost per worker that a loaded machine can
+ * stretch past the whole deadline).
+ */
+export class SoftDeadline {
+  #end: number;
+  readonly #reason: () => StopReason | undefined;
+
+  constructor(reason: () => StopReason | undefined, ms = SOFT_DEADLINE_MS) {
+    this.#reason = reason;
+    this.#end = performance.now() + ms;
+  }
+
+  /** Why the call must stop now, or `undefined`. */
+  readonly check = (): StopReason | undefined =>
+    this.#reason() ?? (performance.now() > this.#end ? "timed_out" : undefined);
+
+  /** Runs `work`, moving the deadline by the time it took. */
+  async excluding<T>(work: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    try {
+      return await work();
+    } finally {
+      this.#end += performance.now() - started;
+    }
+  }
+}
+
+/** A stop check with a {@linkcode SoftDeadline} (no exclusions). */
 export function withDeadline(
   reason: () => StopReason | undefined,
   ms = SOFT_DEADLINE_MS,
 ): () => StopReason | undefined {
-  const end = performance.now() + ms;
-  return () => reason() ?? (performance.now() > end ? "timed_out" : undefined);
+  return new SoftDeadline(reason, ms).check;
 }
 
 /** What a walk of sources yields. */

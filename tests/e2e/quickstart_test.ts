@@ -39,8 +39,8 @@ Deno.test("deno task quickstart shows a working server and exits 0", async () =>
     /<untrusted-file-content id=([0-9a-f]{32})>\n {2}\s*1\t[^\n]*\n[\s\S]*?<\/untrusted-file-content id=\1>/,
   );
   assert.ok(fence, stdout);
-  assert.match(stdout, /^ {2}code {5}outside_workspace$/m);
-  assert.match(stdout, /^ {2}remedy {3}\S/m);
+  assert.match(stdout, /^ {2}Refused \(outside_workspace\): /m);
+  assert.match(stdout, /^ {2}Remedy: \S/m);
   const cold = stdout.match(/cold start to first reply +(\d+(?:\.\d)?) ms/);
   assert.ok(cold, stdout);
   assert.ok(Number(cold[1]) > 0);

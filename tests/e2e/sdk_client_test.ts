@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { ProtocolError } from "@modelcontextprotocol/client";
 import { makeWorkspace } from "../helpers/fixtures.ts";
 import { readRefusal } from "../helpers/results.ts";
+import { TOOLS } from "../../src/tools/registry.ts";
 import { connectSdk, type Era, FENCE_OPEN, MODERN, type SdkSession } from "./support.ts";
 
 const FILES = {
@@ -142,5 +143,5 @@ Deno.test("MCP_SERVER__LEGACY_CLIENTS=reject: legacy clients cannot connect, mod
   );
   await using modern = await connectSdk(ws.root, { era: "modern", env });
   const { tools } = await modern.client.listTools();
-  assert.equal(tools.length, 2);
+  assert.equal(tools.length, TOOLS.length);
 });

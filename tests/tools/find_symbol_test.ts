@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { shapedResultChars } from "../../src/contract/budget.ts";
 import { FindSymbolOutput } from "../../src/tools/find_symbol.ts";
+import { SoftDeadline } from "../../src/tools/symbol_walk.ts";
 import { callDirect, directContext, makeWorkspace, textOf } from "../helpers/fixtures.ts";
 import { readRefusal } from "../helpers/results.ts";
 
@@ -203,4 +204,14 @@ Deno.test("find_symbol walks with the shared walker's policy: ignore files and s
   });
   const out = ok(await callDirect(directContext(ws.root), "find_symbol", { symbol: "Engine" }));
   assert.deepEqual(out.results.map((r) => r.path), ["src/engine.ts"]);
+});
+
+Deno.test("soft deadline: it ends a call by itself, and grammar loads do not count against it", async () => {
+  const deadline = new SoftDeadline(() => undefined, 30);
+  await deadline.excluding(() => new Promise((resolve) => setTimeout(resolve, 60)));
+  assert.equal(deadline.check(), undefined, "the 60 ms excluded do not count");
+  await new Promise((resolve) => setTimeout(resolve, 60));
+  assert.equal(deadline.check(), "timed_out");
+  const asked = new SoftDeadline(() => "cancelled", 10_000);
+  assert.equal(asked.check(), "cancelled", "the shared stop flag still wins");
 });

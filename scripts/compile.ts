@@ -12,7 +12,7 @@
  */
 
 import { parseArgs } from "node:util";
-import { REPO_ROOT } from "./lib/program.ts";
+import { devserverV8FlagsArg, REPO_ROOT } from "./lib/program.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -24,6 +24,7 @@ const args = [
   "--no-prompt",
   "--frozen",
   "-P=devserver",
+  devserverV8FlagsArg(),
   "--include",
   "src/isolation/supervisor.ts",
   "--include",

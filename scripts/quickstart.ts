@@ -87,7 +87,8 @@ async function run(client: Client, transport: QuickstartTransport): Promise<void
   const [{ tools }, listLatency] = await timed(() => client.listTools(undefined, options));
   const names = tools.map((tool) => tool.name);
   check(
-    names.join() === "read_file,list_directory,git_log,git_diff",
+    names.join() ===
+      "read_file,list_directory,search_code,find_symbol,project_overview,git_log,git_diff",
     `tools/list returned ${names.join(", ")}`,
   );
   console.log("tools");

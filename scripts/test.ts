@@ -10,6 +10,7 @@
  */
 
 import { fromFileUrl } from "../src/paths.ts";
+import { devserverV8FlagsArg } from "./lib/program.ts";
 
 /** The minimum line coverage of `src/`, in percent. */
 export const COVERAGE_GATE = 85;
@@ -30,6 +31,8 @@ const test = new Deno.Command(Deno.execPath(), {
     "--allow-run",
     "--allow-env",
     "--allow-net=127.0.0.1,localhost",
+    // In-process servers run searches in this process's workers: the same regex engines as served.
+    devserverV8FlagsArg(),
     `--coverage=${rawDir}`,
     "--coverage-raw-data-only",
     // Test files run side by side: most of their time is spent waiting for

@@ -27,6 +27,19 @@ export function devserverRunFlags(): string[] {
 }
 
 /**
+ * The `--v8-flags=…` argument of the `devserver` task: V8's regular
+ * expression engines as `search_code` relies on them (a runaway backtracking
+ * match falls back to the linear engine; the `l` flag tests whether a pattern
+ * can run in linear time). The test runner and `deno compile` take it from
+ * here, so the flags are defined once, next to the permission flags.
+ */
+export function devserverV8FlagsArg(): string {
+  const flag = devserverRunFlags().find((f) => f.startsWith("--v8-flags="));
+  if (flag === undefined) throw new Error("the devserver task in deno.json has no --v8-flags");
+  return flag;
+}
+
+/**
  * The environment a child program gets: what Deno needs to find its caches,
  * and the coverage directory (so a covered test run covers the child too),
  * plus `extra`. Nothing else of ours leaks in, `MCP_*` settings included.

@@ -21,6 +21,8 @@ import {
 import type { ResolvedPath } from "./resolve.ts";
 import { ToolRefusal } from "../contract/refusal.ts";
 import { workspacePhrase } from "../contract/text.ts";
+import { type SkipReason, WalkPolicy } from "./walk_policy.ts";
+import type { IgnoreRule } from "./ignore.ts";
 import { constants as fsConstants } from "node:fs";
 import { type FileHandle, open as openFile } from "node:fs/promises";
 
@@ -44,6 +46,8 @@ export interface DirectoryEntry {
   readonly linkTargetInside?: boolean;
   /** Whether a repository walk (search) would descend into this directory. */
   readonly walkable?: boolean;
+  /** For directories not walked: why, and the ignore rule that decided it if one did. */
+  readonly notWalked?: { readonly reason: SkipReason; readonly rule?: IgnoreRule };
 }
 
 /** A directory's entries, denied ones counted but not named. */
@@ -54,9 +58,6 @@ export interface DirectoryListing {
   /** Changes when entries are added or removed: guards pagination cursors. */
   readonly fingerprint: string;
 }
-
-/** Directories a repository walk never enters (besides denied and linked ones). */
-const NEVER_WALKED = new Set(["node_modules"]);
 
 /**
  * Open flags for reading. `Deno.open` takes no numeric flags (an unknown
@@ -73,7 +74,7 @@ const OPEN_FLAGS = fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0) |
  * changed lately (see `Workspace.#confirm`). A swap survives each with a
  * probability of about one half at most, so 32 leave it about 2^-32 per call.
  */
-const SWAP_PROBES = 32;
+export const SWAP_PROBES = 32;
 
 /**
  * A directory on the path counts as quiet when the second of its last status
@@ -83,15 +84,18 @@ const SWAP_PROBES = 32;
  * and small clock adjustments; it assumes file times come from this machine's
  * clock (a network filesystem's server clock far behind ours would break it).
  */
-const QUIET_MS = 1_000;
+export const QUIET_MS = 1_000;
 
 /** The contained workspace: resolve, read and list, nothing else. */
 export class Workspace {
   readonly policy: ContainmentPolicy;
+  /** What a repository walk enters: the one policy the walker asks too. */
+  readonly walkPolicy: WalkPolicy;
   readonly #ws: string;
 
-  constructor(policy: ContainmentPolicy) {
+  constructor(policy: ContainmentPolicy, walkPolicy: WalkPolicy = new WalkPolicy(policy.denylist)) {
     this.policy = policy;
+    this.walkPolicy = walkPolicy;
     this.#ws = workspacePhrase(policy.workspaceName);
   }
 
@@ -180,6 +184,7 @@ export class Workspace {
     let deniedCount = 0;
     let hiddenCount = 0;
     const names: string[] = [];
+    const walk = this.walkPolicy.stackFor(this.policy.root, target.relative);
     try {
       for await (const dirEntry of Deno.readDir(target.absolute)) {
         const name = dirEntry.name;
@@ -192,7 +197,22 @@ export class Workspace {
           hiddenCount++;
           continue;
         }
-        entries.push(await this.#describe(target.absolute, name));
+        const entry = await this.#describe(target.absolute, name);
+        if (entry.type !== "directory") entries.push(entry);
+        else {
+          const path = target.relative === "" ? name : target.relative + "/" + name;
+          const verdict = walk.blocked ?? this.walkPolicy.verdict(walk.stack, path, name, true);
+          entries.push(
+            verdict.walk ? { ...entry, walkable: true } : {
+              ...entry,
+              walkable: false,
+              notWalked: {
+                reason: verdict.reason,
+                ...(verdict.rule ? { rule: verdict.rule } : {}),
+              },
+            },
+          );
+        }
       }
     } catch (error) {
       throw refusalFor(error, this.#ws);
@@ -227,7 +247,7 @@ export class Workspace {
       return { name, type: "symlink", linkTargetInside: inside };
     }
     if (info.isDirectory) {
-      return { name, type: "directory", walkable: !NEVER_WALKED.has(name) };
+      return { name, type: "directory" };
     }
     if (info.isFile) return { name, type: "file", size: info.size };
     return { name, type: "other" };

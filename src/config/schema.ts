@@ -42,12 +42,35 @@ export interface ConfigValues {
   legacyClients: "serve" | "reject";
   maxLineBytes: number;
   maxResultChars: number;
+  searchSkipDirs: readonly string[];
+  searchMaxFileBytes: number;
+  searchMaxResults: number;
+  searchMaxFiles: number;
+  searchMaxBytes: number;
   transport: "stdio";
   redactSecrets: boolean;
   logLevel: "error" | "warn" | "info" | "debug";
 }
 
 const MIB = 1024 * 1024;
+
+/** The generated, vendored and cache trees walks skip by default (`src/access/walk_policy.ts` has the same list). */
+const DEFAULT_SKIPPED_DIRS = [
+  "node_modules",
+  "dist",
+  "build",
+  "target",
+  "vendor",
+  ".venv",
+  "venv",
+  "__pycache__",
+  ".cache",
+  ".gradle",
+  ".tox",
+  ".mypy_cache",
+  ".pytest_cache",
+  ".next",
+];
 
 /** Every setting, in the order documentation lists them. */
 export const SETTINGS: readonly SettingSpec[] = [
@@ -111,6 +134,44 @@ export const SETTINGS: readonly SettingSpec[] = [
     kind: { type: "integer", min: 1, max: 10_000 },
     defaultText: "500",
     doc: "Entries per `list_directory` page; the rest is reached with `cursor`.",
+  },
+  {
+    env: "MCP_SEARCH__SKIP_DIRS",
+    key: "searchSkipDirs",
+    kind: { type: "list", maxItems: 256, maxItemLength: 256 },
+    defaultText: DEFAULT_SKIPPED_DIRS.join(","),
+    doc:
+      "Comma-separated directory names (exact, case-sensitive) that walks never enter: generated, vendored and cache trees. Set it empty to walk them (ignore files still apply).",
+  },
+  {
+    env: "MCP_SEARCH__MAX_FILE_BYTES",
+    key: "searchMaxFileBytes",
+    kind: { type: "integer", min: 1, max: 64 * MIB },
+    defaultText: String(512 * 1024),
+    doc: "Largest file `search_code` searches; larger files are skipped and counted.",
+  },
+  {
+    env: "MCP_SEARCH__MAX_RESULTS",
+    key: "searchMaxResults",
+    kind: { type: "integer", min: 1, max: 10_000 },
+    defaultText: "1000",
+    doc: "The cap on `search_code`'s `max_results` (matching lines, or files).",
+  },
+  {
+    env: "MCP_SEARCH__MAX_FILES",
+    key: "searchMaxFiles",
+    kind: { type: "integer", min: 1, max: 100_000_000 },
+    defaultText: "1000000",
+    doc:
+      "Most files one walk visits; a walk that reaches it returns what it found, marked `truncated`, with a cursor to continue.",
+  },
+  {
+    env: "MCP_SEARCH__MAX_BYTES",
+    key: "searchMaxBytes",
+    kind: { type: "integer", min: 1 * MIB, max: 1024 * 1024 * MIB },
+    defaultText: String(4096 * MIB),
+    doc:
+      "Most bytes one search reads; a search that reaches it returns what it found, marked `truncated`, with a cursor to continue.",
   },
   {
     env: "MCP_SERVER__LEGACY_CLIENTS",

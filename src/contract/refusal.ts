@@ -22,6 +22,7 @@ export const REFUSAL_CODES = [
   "special_file",
   "too_large",
   "binary_file",
+  "bad_pattern",
   "unreadable",
   "timed_out",
   "cancelled",
@@ -54,6 +55,8 @@ export const DEFAULT_REMEDIES: Readonly<Record<RefusalCode, string>> = {
   special_file: "Only regular files are read; FIFOs, sockets and devices are never opened.",
   too_large: "Read a smaller file, or raise MCP_SANDBOX__MAX_FILE_BYTES if the operator allows it.",
   binary_file: "This file looks binary (it has NUL bytes); only text files are returned.",
+  bad_pattern:
+    "Fix the regular expression, or search for a literal (regex: false); backreferences and lookaround are not supported.",
   unreadable: "The operating system refused to read this path; check its permissions.",
   timed_out:
     "The call ran past its time budget and was stopped; narrow the request or raise MCP_SANDBOX__TOOL_TIMEOUT_MS.",

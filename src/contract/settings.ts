@@ -25,6 +25,14 @@ export interface ToolLimits {
    * starts a child process (git) kills it before the budget runs out.
    */
   readonly timeoutMs: number;
+  /** Largest file `search_code` searches; larger ones are skipped and counted (`MCP_SEARCH__MAX_FILE_BYTES`). */
+  readonly maxSearchFileBytes: number;
+  /** The cap on `search_code`'s `max_results` (`MCP_SEARCH__MAX_RESULTS`). */
+  readonly maxSearchResults: number;
+  /** Most files one walk visits (`MCP_SEARCH__MAX_FILES`). */
+  readonly maxWalkFiles: number;
+  /** Most bytes one walk reads (`MCP_SEARCH__MAX_BYTES`). */
+  readonly maxWalkBytes: number;
 }
 
 /** Everything a tool worker needs to build its tool context. */
@@ -39,6 +47,8 @@ export interface ToolSettings {
   readonly followSymlinks: boolean;
   /** Names denied on top of the built-in denylist. */
   readonly denyExtra: readonly string[];
+  /** Directory names a walk never enters (`MCP_SEARCH__SKIP_DIRS`). */
+  readonly skippedDirs: readonly string[];
   /** Limits fixed at start. */
   readonly limits: ToolLimits;
   /** Key for pagination cursors (random per start, or shared by configuration). */

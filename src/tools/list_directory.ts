@@ -161,7 +161,7 @@ function renderEntry(entry: DirectoryEntry): string {
   const name = escapeControlCharacters(entry.name);
   switch (entry.type) {
     case "directory":
-      return `${name}/${entry.walkable ? "" : "  (not searched)"}`;
+      return `${name}/${entry.walkable ? "" : `  (not searched: ${notWalkedText(entry)})`}`;
     case "file":
       return `${name}  ${entry.size} bytes`;
     case "symlink":
@@ -171,6 +171,23 @@ function renderEntry(entry: DirectoryEntry): string {
     default:
       return `${name}  (special file)`;
   }
+}
+
+/** Why a directory is not searched, as the walk policy said (the deciding ignore rule included). */
+function notWalkedText(entry: DirectoryEntry): string {
+  const why = entry.notWalked;
+  if (why === undefined) return "unknown";
+  if (why.rule) {
+    return escapeControlCharacters(`${why.rule.source}:${why.rule.line} ${why.rule.pattern}`);
+  }
+  return {
+    denied: "denied",
+    skipped_dir: "generated or vendored tree",
+    hidden: "hidden",
+    ignored: "ignored",
+  }[
+    why.reason
+  ];
 }
 
 function toStructured(entry: DirectoryEntry): z.infer<typeof Entry> {

@@ -13,12 +13,18 @@ import { gitDiffTool } from "./git_diff.ts";
 import { gitLogTool } from "./git_log.ts";
 import { listDirectoryTool } from "./list_directory.ts";
 import { readFileTool } from "./read_file.ts";
+import { searchCodeTool } from "./search_code.ts";
+import { findSymbolTool } from "./find_symbol.ts";
+import { projectOverviewTool } from "./project_overview.ts";
 import type { ToolDefinition } from "./types.ts";
 
 /** Every tool, in publishing order. */
 export const TOOLS: readonly ToolDefinition[] = [
   readFileTool,
   listDirectoryTool,
+  searchCodeTool,
+  findSymbolTool,
+  projectOverviewTool,
   gitLogTool,
   gitDiffTool,
 ];

@@ -11,6 +11,7 @@
 import { Denylist } from "../access/denylist.ts";
 import { GitRunner } from "../access/git.ts";
 import { Workspace } from "../access/workspace.ts";
+import { WalkPolicy } from "../access/walk_policy.ts";
 import { refusal, ToolRefusal } from "../contract/refusal.ts";
 import type { RawToolResult } from "../contract/result.ts";
 import type { ToolSettings } from "../contract/settings.ts";
@@ -20,13 +21,17 @@ import type { ToolContext, ToolTable } from "./types.ts";
 
 /** The contained workspace the settings describe. */
 export function workspaceFor(settings: ToolSettings): Workspace {
-  return new Workspace({
-    root: settings.root,
-    configuredRoot: settings.configuredRoot,
-    workspaceName: settings.workspaceName,
-    denylist: new Denylist(settings.denyExtra, settings.root),
-    followSymlinks: settings.followSymlinks,
-  });
+  const denylist = new Denylist(settings.denyExtra, settings.root);
+  return new Workspace(
+    {
+      root: settings.root,
+      configuredRoot: settings.configuredRoot,
+      workspaceName: settings.workspaceName,
+      denylist,
+      followSymlinks: settings.followSymlinks,
+    },
+    new WalkPolicy(denylist, { skippedDirs: settings.skippedDirs }),
+  );
 }
 
 /** Per-call hooks of a context: the stop signal and the progress reporter. */

@@ -26,7 +26,13 @@ export const LAYERS: readonly Layer[] = [
   { name: "base", members: ["src/log.ts", "src/version.ts", "src/paths.ts"], mayImport: [] },
   { name: "access", members: ["src/access/"], mayImport: ["contract", "base"] },
   { name: "config", members: ["src/config/"], mayImport: ["contract", "base", "access"] },
-  { name: "tools", members: ["src/tools/"], mayImport: ["contract", "secrets", "base", "access"] },
+  // Parsers and definition extractors: pure functions over (path, text), ADR-031.
+  { name: "symbols", members: ["src/symbols/"], mayImport: ["contract", "base"] },
+  {
+    name: "tools",
+    members: ["src/tools/"],
+    mayImport: ["contract", "secrets", "base", "access", "symbols"],
+  },
   { name: "isolation", members: ["src/isolation/"], mayImport: ["contract", "base"] },
   { name: "content", members: ["src/content/"], mayImport: ["contract", "secrets"] },
   {
@@ -46,6 +52,7 @@ export const LAYERS: readonly Layer[] = [
       "base",
       "config",
       "access",
+      "symbols",
       "tools",
       "isolation",
       "content",
@@ -62,6 +69,7 @@ export const LAYERS: readonly Layer[] = [
       "base",
       "config",
       "access",
+      "symbols",
       "tools",
       "isolation",
       "content",

@@ -185,6 +185,9 @@ Deno.test("tools --json lists every tool with its schemas", async () => {
   assert.deepEqual(tools.map((tool: { name: string }) => tool.name), [
     "read_file",
     "list_directory",
+    "search_code",
+    "find_symbol",
+    "project_overview",
     "git_log",
     "git_diff",
   ]);
@@ -198,6 +201,7 @@ Deno.test("tools --json lists every tool with its schemas", async () => {
   assert.equal(plain.code, 0);
   assert.match(plain.stdout, /^read_file — Read file$/m);
   assert.match(plain.stdout, /^list_directory — List directory$/m);
+  assert.match(plain.stdout, /^search_code — Search code$/m);
 });
 
 Deno.test("a relative --workspace resolves against --cwd, not the process directory", async () => {

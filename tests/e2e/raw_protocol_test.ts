@@ -40,7 +40,15 @@ Deno.test("raw JSON-RPC lines over a real pipe", async (t) => {
     const list = track(await server.modern("tools/list"));
     assert.deepEqual(
       (list.result!.tools as Array<{ name: string }>).map((tool) => tool.name),
-      ["read_file", "list_directory", "git_log", "git_diff"],
+      [
+        "read_file",
+        "list_directory",
+        "search_code",
+        "find_symbol",
+        "project_overview",
+        "git_log",
+        "git_diff",
+      ],
     );
     assert.equal(list.result!.resultType, "complete");
     const read = track(

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { ProtocolError } from "@modelcontextprotocol/client";
 import { makeWorkspace } from "../helpers/fixtures.ts";
 import { readRefusal } from "../helpers/results.ts";
+import { TOOLS } from "../../src/tools/registry.ts";
 import { connectSdk, type Era, FENCE_OPEN, MODERN, type SdkSession } from "./support.ts";
 
 const FILES = {
@@ -53,12 +54,18 @@ for (const era of ["modern", "legacy"] as const) {
       assert.deepEqual(tools.map((tool) => tool.name), [
         "read_file",
         "list_directory",
+        "search_code",
+        "find_symbol",
+        "project_overview",
         "git_log",
         "git_diff",
       ]);
       assert.deepEqual(tools.map((tool) => tool.title), [
         "Read file",
         "List directory",
+        "Search code",
+        "Find symbol definitions",
+        "Project overview",
         "Git log",
         "Git diff",
       ]);
@@ -140,5 +147,5 @@ Deno.test("MCP_SERVER__LEGACY_CLIENTS=reject: legacy clients cannot connect, mod
   );
   await using modern = await connectSdk(ws.root, { era: "modern", env });
   const { tools } = await modern.client.listTools();
-  assert.equal(tools.length, 4);
+  assert.equal(tools.length, TOOLS.length);
 });

@@ -117,6 +117,9 @@ Deno.test("tools/list is stable across calls and every tool is read-only", async
     assert.deepEqual(first.tools.map((t) => t.name), [
       "read_file",
       "list_directory",
+      "search_code",
+      "find_symbol",
+      "project_overview",
       "git_log",
       "git_diff",
     ]);

@@ -28,9 +28,16 @@ Deno.test("schema: every default lies inside its own kind", () => {
         assert.ok(kind.values.includes(defaultText), spec.env);
         break;
       case "path":
-      case "list":
         assert.equal(defaultText, "", spec.env);
         break;
+      case "list": {
+        const items = defaultText.split(",").filter((s) => s !== "");
+        assert.ok(items.length <= kind.maxItems, spec.env);
+        for (const item of items) {
+          assert.ok(item.length <= kind.maxItemLength && !item.includes("/"), spec.env);
+        }
+        break;
+      }
     }
     assert.ok(spec.doc.length > 0 && !spec.doc.includes("\n"), `${spec.env} has a one-line doc`);
   }

@@ -1,0 +1,348 @@
+/**
+ * `find_symbol`: where a name is defined, from real parsers (tree-sitter
+ * grammars, ADR-031/032) and, for languages without one or files that do not
+ * parse, from patterns — every result says which (`method`). Parsed results
+ * rank first; languages in scope that had no parser are named. Schema,
+ * handler, result.
+ *
+ * @module
+ */
+
+import { Buffer } from "node:buffer";
+import { z } from "zod";
+import { PATH_LIMITS, PATH_REFUSALS } from "../access/resolve.ts";
+import { rawResultChars, toolBudget } from "../contract/budget.ts";
+import { CONTENT_ENVELOPE_SHAPE } from "../contract/envelope.ts";
+import type { RawToolResult, TextPart } from "../contract/result.ts";
+import { escapeControlCharacters } from "../contract/text.ts";
+import { type Definition, SYMBOL_KINDS, type SymbolKind } from "../symbols/extract.ts";
+import { fileSymbols, type Method } from "../symbols/file_symbols.ts";
+import { GrammarRegistry } from "../symbols/grammars.ts";
+import { isParsed, languageOf } from "../symbols/languages.ts";
+import { InvalidCursor } from "./cursor.ts";
+import { decodeText, SoftDeadline, type SourceWalkEnd, walkSources } from "./symbol_walk.ts";
+import type { ToolContext, ToolDefinition } from "./types.ts";
+
+/** The kinds a caller can ask for; each covers the result kinds listed. */
+const KIND_FILTERS = {
+  class: ["class", "struct"],
+  interface: ["interface", "trait"],
+  function: ["function"],
+  method: ["method"],
+  variable: ["variable", "constant", "field"],
+  type: ["type"],
+  enum: ["enum"],
+  any: [...SYMBOL_KINDS],
+} as const satisfies Record<string, readonly SymbolKind[]>;
+
+/** Files larger than this are not parsed (nor pattern-matched): counted in `skipped_files`. */
+export const SYMBOL_FILE_BYTES = 2 * 1024 * 1024;
+/** Matches collected before ranking; more are counted, not kept. */
+const MAX_COLLECTED = 5_000;
+
+/** Arguments of `find_symbol`. */
+export const FindSymbolInput = z.strictObject({
+  symbol: z.string().min(1).max(200).describe(
+    "The name to find: a plain name (start) or a qualified one (Engine.start).",
+  ),
+  path: z.string().max(PATH_LIMITS.maxLength).optional().describe(
+    "A directory or file to search in, relative to the workspace root; default the whole workspace.",
+  ),
+  kind: z.enum(Object.keys(KIND_FILTERS) as [keyof typeof KIND_FILTERS]).optional().describe(
+    "Only definitions of this kind (class includes structs, interface traits, variable constants and fields). Default any.",
+  ),
+  exact: z.boolean().optional().describe(
+    "true (default): the name or the qualified name's tail equals symbol; false: case-insensitive substring.",
+  ),
+  max_results: z.int().min(1).max(500).optional().describe("Results per page (default 50)."),
+  cursor: z.string().max(2048).optional().describe(
+    "The next_cursor of a previous call with the same arguments.",
+  ),
+});
+
+const Result = z.strictObject({
+  name: z.string(),
+  qualified_name: z.string(),
+  kind: z.enum(SYMBOL_KINDS),
+  path: z.string(),
+  line: z.int().min(1),
+  column: z.int().min(1),
+  signature: z.string(),
+  language: z.string(),
+  container: z.string().describe('The enclosing container\'s qualified name ("" at top level).'),
+  method: z.enum(["parsed", "pattern"]).describe(
+    "parsed: from a real parser; pattern: a line that looks like a definition (may be wrong).",
+  ),
+});
+
+/** The `structuredContent` of a successful `find_symbol`. */
+export const FindSymbolOutput = z.strictObject({
+  symbol: z.string(),
+  results: z.array(Result),
+  total_matches: z.int().min(0).describe("Matches found in the files searched (all pages)."),
+  files_searched: z.int().min(0).describe("Source files whose text was examined."),
+  unparseable_files: z.array(z.strictObject({ path: z.string(), reason: z.string() })).describe(
+    "Files of a parsed language that did not parse: their results come from patterns.",
+  ),
+  pattern_languages: z.array(
+    z.strictObject({ language: z.string(), files: z.int().min(0), reason: z.string() }),
+  ).describe("Languages in scope that had no parser: their files were pattern-matched."),
+  skipped_files: z.int().min(0).describe("Source files over 2 MiB, binary or unreadable."),
+  truncated: z.boolean().describe("True when more results follow (next_cursor) or were cut."),
+  timed_out: z.boolean().describe("True when the time budget ended the search early."),
+  next_cursor: z.string().optional(),
+  ...CONTENT_ENVELOPE_SHAPE,
+});
+
+type FindSymbolArgs = z.infer<typeof FindSymbolInput>;
+type ResultEntry = z.infer<typeof Result>;
+
+interface CursorPayload {
+  q: string;
+  o: number;
+}
+
+/** One grammar registry per worker: grammars load on first use and stay. */
+const GRAMMARS = new GrammarRegistry();
+
+/** Whether a definition's names answer `symbol`. */
+function matcher(
+  symbol: string,
+  exact: boolean,
+): {
+  accept: (name: string, qualified: string) => boolean;
+  mentions: (bytes: Uint8Array) => boolean;
+} {
+  if (exact) {
+    const tail = symbol.includes(".") ? symbol.slice(symbol.lastIndexOf(".") + 1) : symbol;
+    const needle = Buffer.from(tail, "utf8");
+    return {
+      accept: (name, qualified) =>
+        name === symbol || qualified === symbol || qualified.endsWith(`.${symbol}`),
+      mentions: (bytes) =>
+        Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).includes(needle),
+    };
+  }
+  const lower = symbol.toLowerCase();
+  const tail = lower.includes(".") ? lower.slice(lower.lastIndexOf(".") + 1) : lower;
+  return {
+    accept: (_name, qualified) => qualified.toLowerCase().includes(lower),
+    mentions: (bytes) => decodeText(bytes).toLowerCase().includes(tail),
+  };
+}
+
+async function findSymbol(args: FindSymbolArgs, ctx: ToolContext): Promise<RawToolResult> {
+  const target = ctx.workspace.resolve(args.path ?? "");
+  const exact = args.exact ?? true;
+  const kindFilter = new Set<string>(KIND_FILTERS[args.kind ?? "any"]);
+  const pageSize = args.max_results ?? 50;
+  const query = JSON.stringify([args.symbol, target.relative, args.kind ?? "any", exact]);
+  let offset = 0;
+  if (args.cursor !== undefined) {
+    let payload: CursorPayload;
+    try {
+      payload = await ctx.cursors.verify(args.cursor) as CursorPayload;
+    } catch (error) {
+      if (error instanceof InvalidCursor) {
+        return { kind: "invalid_params", message: `Invalid cursor: ${error.message}.` };
+      }
+      throw error;
+    }
+    if (payload.q !== query || !Number.isInteger(payload.o) || payload.o < 0) {
+      return {
+        kind: "invalid_params",
+        message: "Invalid cursor: it belongs to a different symbol, path, kind or exact setting.",
+      };
+    }
+    offset = payload.o;
+  }
+
+  const { accept, mentions } = matcher(args.symbol, exact);
+  const matches: ResultEntry[] = [];
+  let total = 0;
+  let filesSearched = 0;
+  let skipped = 0;
+  const unparseable: { path: string; reason: string }[] = [];
+  const patternLanguages = new Map<string, { files: number; reason: string }>();
+  const deadline = new SoftDeadline(() => ctx.stop.reason());
+  const stop = deadline.check;
+  let stopped: string | undefined;
+  const stopNow = () => (stopped ??= stop()) !== undefined;
+  const walkEnd: SourceWalkEnd = { directories: 0, errors: 0 };
+  // A directory's results wait for its end: a directory swapped while it was
+  // read (unconfirmed) gives nothing.
+  let pending: ResultEntry[] = [];
+  let pendingTotal = 0;
+  let pendingUnparseable: { path: string; reason: string }[] = [];
+
+  for await (
+    const event of walkSources(ctx, target, {
+      maxFileBytes: SYMBOL_FILE_BYTES,
+      stop,
+      wants: (path) => languageOf(path) !== undefined,
+    }, walkEnd)
+  ) {
+    if (event.kind === "directory_done") {
+      if (event.confirmed) {
+        for (const r of pending) if (matches.length < MAX_COLLECTED) matches.push(r);
+        total += pendingTotal;
+        unparseable.push(...pendingUnparseable);
+      }
+      pending = [];
+      pendingTotal = 0;
+      pendingUnparseable = [];
+      continue;
+    }
+    const language = languageOf(event.path);
+    if (!language) continue;
+    if (!isParsed(language)) {
+      const entry = patternLanguages.get(language) ??
+        { files: 0, reason: "no grammar is bundled" };
+      entry.files++;
+      patternLanguages.set(language, entry);
+    }
+    if (!event.bytes) {
+      skipped++;
+      continue;
+    }
+    filesSearched++;
+    if (filesSearched % 200 === 0) ctx.progress(filesSearched);
+    // A definition's text holds its name: most files are ruled out without a parse.
+    if (!mentions(event.bytes)) continue;
+    const text = decodeText(event.bytes);
+    if (isParsed(language)) {
+      // A first load of the grammar does not count against the soft deadline.
+      await deadline.excluding(() => GRAMMARS.get(language).catch(() => undefined));
+    }
+    const found = await fileSymbols(GRAMMARS, language, text, {
+      accept,
+      limit: MAX_COLLECTED,
+      shouldStop: stopNow,
+    });
+    if (found.unparseable) pendingUnparseable.push({ path: event.path, reason: found.unparseable });
+    if (found.noParser) {
+      const entry = patternLanguages.get(language) ?? { files: 0, reason: found.noParser };
+      if (isParsed(language)) entry.files++;
+      entry.reason = found.noParser;
+      patternLanguages.set(language, entry);
+    }
+    for (const d of found.definitions) {
+      if (!kindFilter.has(d.kind)) continue;
+      pendingTotal++;
+      if (pending.length < MAX_COLLECTED) {
+        pending.push(toEntry(d, event.path, language, found.method));
+      }
+    }
+  }
+  if (walkEnd.ended === "timed_out" || walkEnd.ended === "cancelled") stopped ??= walkEnd.ended;
+  ctx.progress(filesSearched);
+
+  const rank = (r: ResultEntry) =>
+    (r.method === "parsed" ? 0 : 2) +
+    (r.name === args.symbol || r.qualified_name === args.symbol ? 0 : 1);
+  const ranked = matches
+    .map((r, i) => ({ r, i, k: rank(r) }))
+    .sort((a, b) => a.k - b.k || a.i - b.i)
+    .map((x) => x.r);
+
+  const fixed = {
+    symbol: args.symbol,
+    total_matches: total,
+    files_searched: filesSearched,
+    unparseable_files: unparseable.slice(0, 50),
+    pattern_languages: [...patternLanguages].map(([language, v]) => ({ language, ...v })),
+    skipped_files: skipped,
+    timed_out: stopped !== undefined,
+  };
+  const capped = walkEnd.ended === "files" || walkEnd.ended === "bytes";
+  const header = (shown: number, more: boolean) => {
+    const parsed = ranked.filter((r) => r.method === "parsed").length;
+    const notes = [
+      `find_symbol: ${total} definition${total === 1 ? "" : "s"} of ${
+        JSON.stringify(escapeControlCharacters(args.symbol))
+      } (${parsed} parsed, ${matches.length - parsed} pattern) in ${filesSearched} files`,
+      ...(shown < ranked.length - offset || more
+        ? [`showing ${offset + 1}-${offset + shown}`]
+        : []),
+      ...(fixed.pattern_languages.length
+        ? [
+          `pattern-matched, no parser: ${
+            fixed.pattern_languages.map((l) => l.language).join(", ")
+          }`,
+        ]
+        : []),
+      ...(unparseable.length ? [`${unparseable.length} files did not parse (patterns used)`] : []),
+      ...(fixed.timed_out ? ["stopped early: partial results"] : []),
+    ];
+    return `${notes.join("; ")}.`;
+  };
+
+  // Fill the page within the response budget, counting both halves of each result.
+  const budget = toolBudget(ctx.limits) -
+    rawResultChars([{ text: header(0, true), untrusted: false }], {
+      ...fixed,
+      results: [],
+      truncated: true,
+      next_cursor: "x".repeat(300),
+    });
+  const page: ResultEntry[] = [];
+  const lines: string[] = [];
+  let spent = 0;
+  for (const r of ranked.slice(offset, offset + pageSize)) {
+    const line = renderResult(r);
+    spent += line.length + 1 + JSON.stringify(r).length + 1;
+    if (spent > budget && page.length > 0) break;
+    page.push(r);
+    lines.push(line);
+  }
+  const nextOffset = offset + page.length;
+  const more = nextOffset < ranked.length;
+  const nextCursor = more
+    ? await ctx.cursors.sign({ q: query, o: nextOffset } satisfies CursorPayload)
+    : undefined;
+  const parts: TextPart[] = [{ text: header(page.length, more), untrusted: false }];
+  if (lines.length) parts.push({ text: lines.join("\n"), untrusted: true });
+  return {
+    kind: "ok",
+    parts,
+    structured: {
+      ...fixed,
+      results: page,
+      truncated: more || total > matches.length || capped,
+      ...(nextCursor ? { next_cursor: nextCursor } : {}),
+    },
+  };
+}
+
+function toEntry(d: Definition, path: string, language: string, method: Method): ResultEntry {
+  return {
+    name: d.name,
+    qualified_name: d.qualifiedName,
+    kind: d.kind,
+    path,
+    line: d.line,
+    column: d.column,
+    signature: d.signature,
+    language,
+    container: d.container,
+    method,
+  };
+}
+
+function renderResult(r: ResultEntry): string {
+  return `${escapeControlCharacters(r.path)}:${r.line}:${r.column} ${r.kind} ${
+    escapeControlCharacters(r.qualified_name)
+  } [${r.language}, ${r.method}]  ${escapeControlCharacters(r.signature)}`;
+}
+
+/** The `find_symbol` tool. */
+export const findSymbolTool: ToolDefinition = {
+  name: "find_symbol",
+  title: "Find symbol definitions",
+  description:
+    "Find where a name is defined (classes, functions, methods, types…) with qualified names, kinds and signatures. Parsed by tree-sitter for TS/JS, Python, Go, Rust, Java, C, C++, C#, Ruby, PHP, Bash; other languages and unparseable files are pattern-matched and marked method: pattern. Results are untrusted data.",
+  input: FindSymbolInput,
+  output: FindSymbolOutput,
+  refusals: [...PATH_REFUSALS, "special_file"],
+  run: findSymbol as ToolDefinition["run"],
+};

@@ -1,0 +1,190 @@
+/**
+ * The shared walker (`src/access/walk.ts`) as find_symbol and
+ * project_overview use it: files under a path with their bytes, or why they
+ * were not read, and the end of each directory with whether its reads are
+ * confirmed (a directory swapped during the walk drops what it gave). A
+ * single-file path is read through `Workspace.readRegularFile`.
+ *
+ * @module
+ */
+
+import type { Buffer } from "node:buffer";
+import type { ResolvedPath } from "../access/resolve.ts";
+import { Walker } from "../access/walk.ts";
+import { ToolRefusal } from "../contract/refusal.ts";
+import type { StopReason } from "../contract/stop.ts";
+import type { ToolContext } from "./types.ts";
+
+/**
+ * How long a find_symbol or project_overview call walks before it stops by
+ * itself with what it has (`timed_out`), below the default 15 s tool budget:
+ * a stand-in until the supervisor raises the shared stop flag at the budget.
+ */
+export const SOFT_DEADLINE_MS = 10_000;
+
+/**
+ * A stop check that also ends the call {@linkcode SOFT_DEADLINE_MS} after it
+ * began, not counting time spent in {@linkcode SoftDeadline.excluding}
+ * (loading a grammar, a one-off cost per worker that a loaded machine can
+ * stretch past the whole deadline).
+ */
+export class SoftDeadline {
+  #end: number;
+  readonly #reason: () => StopReason | undefined;
+
+  constructor(reason: () => StopReason | undefined, ms = SOFT_DEADLINE_MS) {
+    this.#reason = reason;
+    this.#end = performance.now() + ms;
+  }
+
+  /** Why the call must stop now, or `undefined`. */
+  readonly check = (): StopReason | undefined =>
+    this.#reason() ?? (performance.now() > this.#end ? "timed_out" : undefined);
+
+  /** Runs `work`, moving the deadline by the time it took. */
+  async excluding<T>(work: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    try {
+      return await work();
+    } finally {
+      this.#end += performance.now() - started;
+    }
+  }
+}
+
+/** A stop check with a {@linkcode SoftDeadline} (no exclusions). */
+export function withDeadline(
+  reason: () => StopReason | undefined,
+  ms = SOFT_DEADLINE_MS,
+): () => StopReason | undefined {
+  return new SoftDeadline(reason, ms).check;
+}
+
+/** What a walk of sources yields. */
+export type SourceEvent =
+  | {
+    readonly kind: "file";
+    /** Relative to the workspace root. */
+    readonly path: string;
+    readonly name: string;
+    /** The file's bytes (valid until the next event), or why it was not read. */
+    readonly bytes?: Buffer | Uint8Array;
+    readonly skipped?: "too_large" | "binary" | "unreadable";
+    /** Its size in bytes when known. */
+    readonly size?: number;
+  }
+  | { readonly kind: "directory_done"; readonly confirmed: boolean };
+
+/** Options of {@linkcode walkSources}. */
+export interface SourceWalkOptions {
+  /** Largest file read; larger ones are `too_large` (their size is still given). */
+  readonly maxFileBytes: number;
+  /** Asked before every directory and file. */
+  readonly stop: () => StopReason | undefined;
+  /** Whether to read a file at all (by name); unread files come without bytes. */
+  readonly wants?: (path: string, name: string) => boolean;
+  /** The walk's byte cap (default the configured `MCP_SEARCH__MAX_BYTES`). */
+  readonly maxBytes?: number;
+}
+
+/** What a finished walk reports. */
+export interface SourceWalkEnd {
+  directories: number;
+  /** Why the walk ended early: a cap (`files`, `bytes`) or a stop. */
+  ended?: "files" | "bytes" | "cancelled" | "timed_out";
+  errors: number;
+}
+
+/** The files under `target` (or `target` itself), read per {@linkcode SourceWalkOptions}. */
+export async function* walkSources(
+  ctx: ToolContext,
+  target: ResolvedPath,
+  options: SourceWalkOptions,
+  end: SourceWalkEnd = { directories: 0, errors: 0 },
+): AsyncGenerator<SourceEvent> {
+  const wants = options.wants ?? (() => true);
+  if (!target.info.isDirectory) {
+    const name = target.relative.slice(target.relative.lastIndexOf("/") + 1);
+    if (!wants(target.relative, name)) {
+      yield { kind: "file", path: target.relative, name, size: target.info.size };
+      return;
+    }
+    try {
+      const { bytes } = await ctx.workspace.readRegularFile(target, options.maxFileBytes);
+      yield { kind: "file", path: target.relative, name, bytes, size: bytes.length };
+    } catch (error) {
+      if (!(error instanceof ToolRefusal)) throw error;
+      if (error.code === "too_large") {
+        yield { kind: "file", path: target.relative, name, skipped: "too_large" };
+      } else if (error.code === "binary_file") {
+        yield { kind: "file", path: target.relative, name, skipped: "binary" };
+      } else throw error;
+    }
+    yield { kind: "directory_done", confirmed: true };
+    return;
+  }
+  const walker = new Walker(ctx.workspace.walkPolicy, ctx.workspace.policy.root, target, {
+    maxFiles: ctx.limits.maxWalkFiles,
+    maxBytes: options.maxBytes ?? ctx.limits.maxWalkBytes,
+    maxFileBytes: options.maxFileBytes,
+    stop: { reason: options.stop },
+  });
+  for (const event of walker.walk()) {
+    if (event.kind === "directory_done") {
+      yield { kind: "directory_done", confirmed: event.confirmed };
+      continue;
+    }
+    if (!wants(event.path, event.name)) {
+      yield { kind: "file", path: event.path, name: event.name };
+      continue;
+    }
+    const read = walker.read(event);
+    if (read.ok) {
+      const binary = read.bytes.subarray(0, 8192).includes(0);
+      yield binary
+        ? {
+          kind: "file",
+          path: event.path,
+          name: event.name,
+          skipped: "binary",
+          size: read.bytes.length,
+        }
+        : {
+          kind: "file",
+          path: event.path,
+          name: event.name,
+          bytes: read.bytes,
+          size: read.bytes.length,
+        };
+      continue;
+    }
+    if (read.reason === "capped") {
+      end.ended = "bytes";
+      break;
+    }
+    if (read.reason === "special") continue;
+    let size: number | undefined;
+    if (read.reason === "too_large") {
+      try {
+        size = Deno.lstatSync(event.absolute).size;
+      } catch { /* gone: no size */ }
+    }
+    yield {
+      kind: "file",
+      path: event.path,
+      name: event.name,
+      skipped: read.reason === "too_large" ? "too_large" : "unreadable",
+      ...(size !== undefined ? { size } : {}),
+    };
+  }
+  end.directories = walker.stats.directories;
+  end.errors = walker.stats.errors;
+  if (walker.ended) end.ended = walker.ended;
+}
+
+const DECODER = new TextDecoder();
+
+/** Bytes as text (UTF-8, invalid sequences replaced). */
+export function decodeText(bytes: Uint8Array): string {
+  return DECODER.decode(bytes);
+}

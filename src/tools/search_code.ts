@@ -611,7 +611,8 @@ async function searchCode(args: SearchCodeArgs, ctx: ToolContext): Promise<RawTo
         ? { f: resume.f, i: resume.i, m: resume.m }
         : undefined;
     }
-    skipped.unreadable += walker.stats.errors;
+    // Unreadable entries, and directories dropped because a folder on their path was swapped.
+    skipped.unreadable += walker.stats.errors + walker.stats.changed;
   }
   ctx.progress(scanned, scanned);
 

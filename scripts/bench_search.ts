@@ -24,6 +24,7 @@ const CORPUS = Deno.env.get("BENCH_LINUX_DIR") ?? "/tmp/bench/linux";
 
 function hasV8Flags(): boolean {
   try {
+    // deno-lint-ignore no-invalid-regexp -- "l" exists under --enable-experimental-regexp-engine
     new RegExp("a", "l");
     return true;
   } catch {

@@ -55,7 +55,11 @@ for (const era of ["modern", "legacy"] as const) {
         "list_directory",
         "search_code",
       ]);
-      assert.deepEqual(tools.map((tool) => tool.title), ["Read file", "List directory"]);
+      assert.deepEqual(tools.map((tool) => tool.title), [
+        "Read file",
+        "List directory",
+        "Search code",
+      ]);
       for (const tool of tools) {
         assert.equal(tool.annotations?.readOnlyHint, true, tool.name);
         assert.equal(tool.annotations?.destructiveHint, false, tool.name);
@@ -134,5 +138,5 @@ Deno.test("MCP_SERVER__LEGACY_CLIENTS=reject: legacy clients cannot connect, mod
   );
   await using modern = await connectSdk(ws.root, { era: "modern", env });
   const { tools } = await modern.client.listTools();
-  assert.equal(tools.length, 2);
+  assert.equal(tools.length, 3);
 });

@@ -172,7 +172,8 @@ export class IgnoreFile {
   readonly #bySuffixKey = new Map<string, { suffix: string; rule: CompiledRule }[]>();
   readonly #suffixAlways: { suffix: string; rule: CompiledRule }[] = [];
   readonly #byPath = new Map<string, CompiledRule[]>();
-  readonly #patterns: { re: RegExp; rule: CompiledRule }[] = [];
+  /** Regular expressions, in rule order; `onName`: tested on the last component only. */
+  readonly #patterns: { re: RegExp; onName: boolean; rule: CompiledRule }[] = [];
 
   /** Parses `text`, the ignore file at `source` (workspace-relative, for reporting). */
   constructor(text: string, source: string) {
@@ -200,7 +201,14 @@ export class IgnoreFile {
     }
     this.rules = rules;
     this.errors = errors;
+    const onName = this.#patterns.filter((p) => p.onName).map((p) => p.re.source);
+    // One test of all name patterns at once: most names match none of them.
+    this.#anyName = onName.length > 1
+      ? new RegExp(onName.map((s) => `(?:${s})`).join("|"), "s")
+      : undefined;
   }
+
+  #anyName: RegExp | undefined;
 
   #add(glob: string, rule: CompiledRule): void {
     if (glob.startsWith("**/") && !META.test(glob.slice(3)) && !glob.slice(3).includes("/")) {
@@ -214,8 +222,15 @@ export class IgnoreFile {
       else this.#suffixAlways.push({ suffix, rule });
     } else if (!META.test(glob)) {
       push(this.#byPath, glob, rule);
+    } else if (glob.startsWith("**/") && !glob.slice(3).includes("/")) {
+      // "**/" + a glob without "/": it matches exactly when the name does.
+      this.#patterns.push({
+        re: new RegExp(globToRegExpSource(glob.slice(3)), "s"),
+        onName: true,
+        rule,
+      });
     } else {
-      this.#patterns.push({ re: new RegExp(globToRegExpSource(glob), "s"), rule });
+      this.#patterns.push({ re: new RegExp(globToRegExpSource(glob), "s"), onName: false, rule });
     }
   }
 
@@ -239,10 +254,12 @@ export class IgnoreFile {
     for (const s of this.#suffixAlways) if (name.endsWith(s.suffix)) consider(s.rule);
     const exact = this.#byPath.get(path);
     if (exact) { for (const rule of exact) consider(rule); }
+    const nameCanMatch = this.#anyName === undefined || this.#anyName.test(name);
     for (let i = this.#patterns.length - 1; i >= 0; i--) {
-      const { re, rule } = this.#patterns[i];
+      const { re, onName, rule } = this.#patterns[i];
+      if (onName && !nameCanMatch) continue;
       if (best !== undefined && rule.index < best.index) break;
-      if ((!rule.dirOnly || isDir) && re.test(path)) {
+      if ((!rule.dirOnly || isDir) && re.test(onName ? name : path)) {
         consider(rule);
         break;
       }
@@ -346,7 +363,9 @@ export class IgnoreStack {
     const found: (IgnoreMatch | undefined)[] = [undefined, undefined, undefined, undefined];
     const gitApplies = !requireGit || this.inRepository;
     let sawGit = false;
-    for (const level of this.#levels()) {
+    for (let s: IgnoreStack | undefined = this as IgnoreStack; s !== undefined; s = s.#parent) {
+      const level = s.#level;
+      if (level === undefined) break;
       const relative = level.dir === "" ? path : path.slice(level.dir.length + 1);
       for (let k = 0; k < IGNORE_FILE_KINDS.length; k++) {
         if (found[k] !== undefined) continue;
@@ -357,14 +376,5 @@ export class IgnoreStack {
       sawGit = sawGit || level.hasGit;
     }
     return found[0] ?? found[1] ?? found[2] ?? found[3];
-  }
-
-  /** The levels, deepest first. */
-  *#levels(): Generator<IgnoreLevel> {
-    for (let s: IgnoreStack | undefined = this as IgnoreStack; s?.inRepository !== undefined;) {
-      if (s.#level === undefined) return;
-      yield s.#level;
-      s = s.#parent;
-    }
   }
 }

@@ -103,7 +103,10 @@ export const ProjectOverviewOutput = z.strictObject({
   ...CONTENT_ENVELOPE_SHAPE,
 });
 
-type Output = Omit<z.infer<typeof ProjectOverviewOutput>, "untrusted_content" | "redaction" | "content_assessment">;
+type Output = Omit<
+  z.infer<typeof ProjectOverviewOutput>,
+  "untrusted_content" | "redaction" | "content_assessment"
+>;
 
 /** Conventional entry points, checked when no manifest declares one. */
 const CONVENTIONAL_ENTRIES = new Set([

@@ -306,7 +306,7 @@ function searchText(
   skip: number,
   limit: number,
   ctx: ToolContext,
-): { count: number; matches: MatchOut[]; more: boolean } {
+): { count: number; matches: MatchOut[]; more: boolean; stopped: boolean } {
   const original = matcher.decoded ? decoder.decode(bytes) : latin1;
   // Lower-casing keeps every latin1 character at its index (and nearly every other one).
   const text = matcher.fold ? original.toLowerCase() : original;
@@ -357,9 +357,9 @@ function searchText(
       if (after.length) match.after = after;
     }
     matches.push(match);
-    if (ctx.stop.reason()) break;
+    if (ctx.stop.reason()) return { count, matches, more: true, stopped: true };
   }
-  return { count, matches, more };
+  return { count, matches, more, stopped: false };
 }
 
 /** The match's offset in the decoded line: the characters its preceding bytes decode to. */
@@ -514,7 +514,9 @@ async function searchCode(args: SearchCodeArgs, ctx: ToolContext): Promise<RawTo
     pending.push({ path, count: found.count, matches: kept });
     pendingTotal += mode === "content" ? kept.length : 1;
     if (found.more) {
+      // More matches than room, or the stop flag rose inside this file: continue at it.
       truncated = true;
+      timedOut = found.stopped && ctx.stop.reason() === "timed_out";
       next = { f: walkPath, i: true, m: skip + kept.length };
       return false;
     }
@@ -611,7 +613,8 @@ async function searchCode(args: SearchCodeArgs, ctx: ToolContext): Promise<RawTo
         ? { f: resume.f, i: resume.i, m: resume.m }
         : undefined;
     }
-    skipped.unreadable += walker.stats.errors;
+    // Unreadable entries, and directories dropped because a folder on their path was swapped.
+    skipped.unreadable += walker.stats.errors + walker.stats.changed;
   }
   ctx.progress(scanned, scanned);
 

@@ -403,15 +403,14 @@ Deno.test("attack: a glob bomb in file_glob is matched without exponential backt
   assert.deepEqual(f.files, []);
 });
 
-Deno.test("attack: symlinked directories, FIFOs and sockets in the tree are never followed or opened", async () => {
+Deno.test("attack: symlinked directories (with a secret behind them), symlinked files and FIFOs in the tree are never followed or opened", async () => {
   await using ws = await makeWorkspace({
     "ok.txt": "needle inside\n",
     "linkdir": { symlink: "../outside" },
     "linkfile.txt": { symlink: "../outside/secret.txt" },
     "pipe": { fifo: true },
   });
-  const listener = Deno.listen({ transport: "unix", path: ws.path("sock") });
-  try {
+  {
     await Deno.writeTextFile(`${ws.outside}/more.txt`, "needle outside\n");
     const ctx = directContext(ws.root);
     for (const pattern of ["needle", "OUTSIDE-SECRET"]) {
@@ -424,8 +423,6 @@ Deno.test("attack: symlinked directories, FIFOs and sockets in the tree are neve
     }
     const f = found(await call(ctx, { pattern: "needle" }));
     assert.deepEqual(hits(f), ["ok.txt:1"]);
-  } finally {
-    listener.close();
   }
 });
 

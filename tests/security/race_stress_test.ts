@@ -14,6 +14,10 @@
  * swapped call survives the random probes with probability about 2^-32, so
  * a run of some 10^5 swapped calls asserts none.
  *
+ * `search_code` walks the workspace root: a swapped `sub` read through the
+ * link would match the outside file's text; the walker checks each
+ * directory it read files in (THREAT-MODEL.md, the walk row) and drops it.
+ *
  * Linux only (`renameat2`). `RACE_STRESS_MS` sets how long each tool is
  * raced (default 3000); `RACE_STRESS_PAUSE_US` how long the swapper may hold
  * each state (default 20 µs, 0 for a bare loop). The rates are printed.
@@ -147,5 +151,20 @@ Deno.test({
     );
     assertRaced(report);
     assert.equal(report.leaks, 0, `outside names were listed: ${JSON.stringify(report)}`);
+  },
+});
+
+Deno.test({
+  name:
+    "attack: search_code while a directory it walks is exchanged with a link to outside in a loop never returns outside content",
+  ignore: !linux,
+  async fn() {
+    const report = await stressUnderSwap(
+      "search_code",
+      { pattern: OUTSIDE_SECRET, max_results: 10 },
+      OUTSIDE_SECRET,
+    );
+    assertRaced(report);
+    assert.equal(report.leaks, 0, `outside content was returned: ${JSON.stringify(report)}`);
   },
 });

@@ -1,0 +1,263 @@
+/**
+ * `deno task bench:search`: search_code against ripgrep on the Linux 6.1
+ * tree, interleaved in one run (ratios stay meaningful on a loaded machine),
+ * warm cache, medians. Also checks that the walker's file list equals
+ * `rg --files` and that every query's results equal ripgrep's.
+ *
+ * Corpus: `BENCH_LINUX_DIR` (default /tmp/bench/linux). When it is missing it
+ * is made from Debian's `/usr/src/linux-source-6.1.tar.xz`
+ * (`apt-get install linux-source-6.1`): unpacked, Debian's appended `/*`
+ * line dropped from the top `.gitignore`, `git init`.
+ *
+ * The search runs in this process exactly as in a tool worker (the tool's
+ * handler on a direct context), and the first-100 latency also through the
+ * real server (sandbox workers). This process needs the V8 flags of the
+ * `devserver` task; it re-runs itself with them when they are missing.
+ *
+ * @module
+ */
+
+import { devserverV8FlagsArg } from "./lib/program.ts";
+
+const ROUNDS = Number(Deno.env.get("BENCH_ROUNDS") ?? "5");
+const CORPUS = Deno.env.get("BENCH_LINUX_DIR") ?? "/tmp/bench/linux";
+
+function hasV8Flags(): boolean {
+  try {
+    // deno-lint-ignore no-invalid-regexp -- "l" exists under --enable-experimental-regexp-engine
+    new RegExp("a", "l");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+if (!hasV8Flags()) {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-q",
+      "--no-prompt",
+      "--frozen",
+      "-A",
+      devserverV8FlagsArg(),
+      new URL(import.meta.url).pathname,
+      ...Deno.args,
+    ],
+    stdout: "inherit",
+    stderr: "inherit",
+  }).spawn();
+  Deno.exit((await child.status).code);
+}
+
+const { DEFAULT_DENY_PATTERNS } = await import("../src/access/denylist.ts");
+const { DEFAULT_SKIPPED_DIRS } = await import("../src/access/walk_policy.ts");
+const { Walker } = await import("../src/access/walk.ts");
+const { callDirect, directContext, startServer } = await import("../tests/helpers/fixtures.ts");
+
+async function prepareCorpus(): Promise<void> {
+  try {
+    await Deno.stat(`${CORPUS}/.git`);
+    return;
+  } catch { /* make it */ }
+  console.error(`preparing ${CORPUS} from /usr/src/linux-source-6.1.tar.xz …`);
+  const parent = CORPUS.slice(0, CORPUS.lastIndexOf("/"));
+  await Deno.mkdir(parent, { recursive: true });
+  const run = async (cmd: string, args: string[], cwd: string) => {
+    const out = await new Deno.Command(cmd, { args, cwd }).output();
+    if (!out.success) throw new Error(`${cmd} ${args.join(" ")} failed`);
+  };
+  await run("tar", ["xf", "/usr/src/linux-source-6.1.tar.xz"], parent);
+  await Deno.rename(`${parent}/linux-source-6.1`, CORPUS);
+  const gitignore = await Deno.readTextFile(`${CORPUS}/.gitignore`);
+  await Deno.writeTextFile(
+    `${CORPUS}/.gitignore`,
+    gitignore.split("\n").filter((l) => l !== "/*").join("\n"),
+  );
+  await run("git", ["init", "-q"], CORPUS);
+}
+
+/** ripgrep's arguments for the same file selection as the tool's defaults. */
+function rgSelection(): string[] {
+  return [
+    "--no-config",
+    "--no-ignore-global",
+    "--max-filesize",
+    "512K",
+    "-g",
+    `!{${DEFAULT_SKIPPED_DIRS.join(",")}}/`,
+    ...DEFAULT_DENY_PATTERNS.flatMap((p) => ["--iglob", `!${p}`]),
+  ];
+}
+
+async function rg(args: string[]): Promise<{ ms: number; stdout: string }> {
+  const started = performance.now();
+  const out = await new Deno.Command("rg", { args, cwd: CORPUS, stdout: "piped" }).output();
+  const ms = performance.now() - started;
+  return { ms, stdout: new TextDecoder().decode(out.stdout) };
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+await prepareCorpus();
+const env = {
+  MCP_SERVER__MAX_RESULT_CHARS: "1000000",
+  MCP_SEARCH__MAX_RESULTS: "10000",
+  MCP_SANDBOX__TOOL_TIMEOUT_MS: "600000",
+};
+const ctx = directContext(CORPUS, env);
+
+// 1. The walker's file list against rg --files (pure ignore semantics: no skipped trees).
+{
+  const bare = directContext(CORPUS, { MCP_SEARCH__SKIP_DIRS: "" });
+  const started = performance.now();
+  const walker = new Walker(
+    bare.workspace.walkPolicy,
+    bare.workspace.policy.root,
+    bare.workspace.resolve(""),
+  );
+  const ours: string[] = [];
+  for (const e of walker.walk()) if (e.kind === "file") ours.push(e.path);
+  const walkMs = performance.now() - started;
+  const theirs = await rg([
+    "--files",
+    "--no-config",
+    "--no-ignore-global",
+    ...DEFAULT_DENY_PATTERNS.flatMap((p) => ["--iglob", `!${p}`]),
+  ]);
+  const plain = await rg(["--files", "--no-config", "--no-ignore-global"]);
+  const theirList = theirs.stdout.split("\n").filter((l) => l).sort();
+  ours.sort();
+  const same = ours.length === theirList.length && ours.every((p, i) => p === theirList[i]);
+  console.log(
+    `walk: ${ours.length} files in ${walkMs.toFixed(0)} ms; rg --files ${
+      plain.stdout.split("\n").filter((l) => l).length
+    } (${theirList.length} after the denylist), ${plain.ms.toFixed(0)} ms; identical: ${same}`,
+  );
+  if (!same) {
+    const a = new Set(ours), b = new Set(theirList);
+    console.log("  only ours:", ours.filter((p) => !b.has(p)).slice(0, 10));
+    console.log("  only rg:", theirList.filter((p) => !a.has(p)).slice(0, 10));
+  }
+}
+
+interface Query {
+  name: string;
+  args: { pattern: string; regex?: boolean };
+  rg: string[];
+}
+const QUERIES: Query[] = [
+  { name: "literal, full scan", args: { pattern: "Linus Torvalds" }, rg: ["-F", "Linus Torvalds"] },
+  {
+    name: "regex with a literal",
+    args: { pattern: "mutex_lock\\(&[a-z_]+->lock\\)", regex: true },
+    rg: ["mutex_lock\\(&[a-z_]+->lock\\)"],
+  },
+  {
+    name: "regex without a literal",
+    args: { pattern: "[0-9]{8}[a-f]{4}", regex: true },
+    rg: ["[0-9]{8}[a-f]{4}"],
+  },
+];
+
+type Hit = string;
+async function ours(args: Query["args"]): Promise<{ ms: number; hits: Hit[]; rss: number }> {
+  let peak = Deno.memoryUsage().rss;
+  const timer = setInterval(() => (peak = Math.max(peak, Deno.memoryUsage().rss)), 20);
+  const started = performance.now();
+  const hits: Hit[] = [];
+  let cursor: string | undefined;
+  do {
+    const result = await callDirect(ctx, "search_code", {
+      ...args,
+      max_results: 10000,
+      ...(cursor ? { cursor } : {}),
+    });
+    if ("invalidParams" in result || result.isError) throw new Error(JSON.stringify(result));
+    const s = result.structuredContent as {
+      files: { path: string; matches: { line: number; text: string }[] }[];
+      next_cursor?: string;
+    };
+    for (const f of s.files) for (const m of f.matches) hits.push(`${f.path}:${m.line}`);
+    cursor = s.next_cursor;
+    peak = Math.max(peak, Deno.memoryUsage().rss);
+  } while (cursor);
+  const ms = performance.now() - started;
+  clearInterval(timer);
+  return { ms, hits, rss: peak };
+}
+
+const rows: string[] = [];
+let peakRss = 0;
+for (const q of QUERIES) {
+  const oursMs: number[] = [], rgMs: number[] = [];
+  let same = true;
+  let count = 0;
+  await rg(["-j2", "-n", "-S", ...rgSelection(), ...q.rg]); // warm
+  for (let r = 0; r < ROUNDS; r++) {
+    const base = await rg(["-j2", "-n", "-S", ...rgSelection(), ...q.rg]);
+    rgMs.push(base.ms);
+    const mine = await ours(q.args);
+    oursMs.push(mine.ms);
+    peakRss = Math.max(peakRss, mine.rss);
+    if (r === 0) {
+      const theirs = base.stdout.split("\n").filter((l) => l).map((l) => {
+        const [path, line] = l.split(":", 2);
+        return `${path}:${line}`;
+      });
+      const a = [...mine.hits].sort(), b = [...theirs].sort();
+      same = a.length === b.length && a.every((x, i) => x === b[i]);
+      count = b.length;
+      if (!same) {
+        const sa = new Set(a), sb = new Set(b);
+        console.log(`  ${q.name}: only ours`, a.filter((x) => !sb.has(x)).slice(0, 5));
+        console.log(`  ${q.name}: only rg`, b.filter((x) => !sa.has(x)).slice(0, 5));
+      }
+    }
+  }
+  const o = median(oursMs), b = median(rgMs);
+  rows.push(
+    `| ${q.name} | \`${q.args.pattern}\` | ${count} | ${(b / 1000).toFixed(3)} | ${
+      (o / 1000).toFixed(3)
+    } | ${(o / b).toFixed(2)}× | ${same ? "yes" : "NO"} |`,
+  );
+}
+
+// First 100 matches of a common term, from the call: direct and through the real server.
+const firstDirect: number[] = [];
+for (let r = 0; r < ROUNDS; r++) {
+  const started = performance.now();
+  await callDirect(ctx, "search_code", { pattern: "EXPORT_SYMBOL_GPL", max_results: 100 });
+  firstDirect.push(performance.now() - started);
+}
+const firstServer: number[] = [];
+{
+  using server = startServer(CORPUS, env);
+  await server.dispatcher.call("search_code", { pattern: "warm-up", path: "README" });
+  for (let r = 0; r < ROUNDS; r++) {
+    const started = performance.now();
+    const result = await server.dispatcher.call("search_code", {
+      pattern: "EXPORT_SYMBOL_GPL",
+      max_results: 100,
+    });
+    firstServer.push(performance.now() - started);
+    const s = result.structuredContent as { total_matches: number };
+    if (s.total_matches !== 100) throw new Error(`first 100: got ${s.total_matches}`);
+  }
+}
+
+console.log(`\ncorpus: ${CORPUS}, ${ROUNDS} rounds, medians, interleaved with rg -j2 -n\n`);
+console.log(
+  "| query | pattern | matching lines (rg) | rg -j2 s | search_code s | ratio | identical |",
+);
+console.log("| --- | --- | ---: | ---: | ---: | ---: | --- |");
+for (const row of rows) console.log(row);
+console.log(
+  `\nfirst 100 matches of EXPORT_SYMBOL_GPL: ${(median(firstDirect) / 1000).toFixed(3)} s direct, ${
+    (median(firstServer) / 1000).toFixed(3)
+  } s through the server`,
+);
+console.log(`peak RSS of this process during the full scans: ${(peakRss / 1048576).toFixed(0)} MB`);

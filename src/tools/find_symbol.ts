@@ -10,6 +10,7 @@
 
 import { Buffer } from "node:buffer";
 import { z } from "zod";
+import { ToolRefusal } from "../contract/refusal.ts";
 import { PATH_LIMITS, PATH_REFUSALS } from "../access/resolve.ts";
 import { rawResultChars, toolBudget } from "../contract/budget.ts";
 import { CONTENT_ENVELOPE_SHAPE } from "../contract/envelope.ts";
@@ -133,6 +134,12 @@ function matcher(
 
 async function findSymbol(args: FindSymbolArgs, ctx: ToolContext): Promise<RawToolResult> {
   const target = ctx.workspace.resolve(args.path ?? "");
+  if (!target.info.isDirectory && !target.info.isFile) {
+    throw new ToolRefusal(
+      "special_file",
+      "That path is not a regular file or a directory (FIFO, socket or device); it is never opened.",
+    );
+  }
   const exact = args.exact ?? true;
   const kindFilter = new Set<string>(KIND_FILTERS[args.kind ?? "any"]);
   const pageSize = args.max_results ?? 50;

@@ -42,6 +42,9 @@ function tableAfter(lines: string[], heading: string): string[][] {
 /** The type as the tables write it. */
 function typeOf(schema: Schema): string {
   if (Array.isArray(schema.type)) return schema.type.join(" or ");
+  if (schema.type === "array" && schema.items && typeof schema.items === "object") {
+    return `array of ${typeOf(schema.items as Schema)}`;
+  }
   if (typeof schema.type === "string") return schema.type;
   if (Array.isArray(schema.enum)) {
     return [...new Set(schema.enum.map((v) => typeof v))].join(" or ");

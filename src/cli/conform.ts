@@ -8,6 +8,7 @@
  * @module
  */
 
+import { workspacePhrase } from "../contract/text.ts";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { createDevServer, type DevServer, longestCallMs } from "../app.ts";
 import type { Config } from "../config/load.ts";
@@ -188,7 +189,7 @@ export function connectInProcess(
   };
   return {
     target: {
-      description: `devserver (in-process, workspace "${config.workspaceName}")`,
+      description: `devserver (in-process, ${workspacePhrase(config.workspaceName)})`,
       input: toServer.writable,
       output: readable,
       ended: ended.promise,

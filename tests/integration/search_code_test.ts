@@ -298,7 +298,7 @@ Deno.test("search_code: a result never exceeds the response budget; it is cut wi
     entries[`f${String(i).padStart(2, "0")}.txt`] = `match ${"y".repeat(300)}\n`.repeat(20);
   }
   await using ws = await makeWorkspace(entries);
-  const env = { MCP_SERVER__MAX_RESULT_CHARS: "8000", MCP_SEARCH__MAX_RESULTS: "10000" };
+  const env = { MCP_SERVER__MAX_RESULT_CHARS: "10000", MCP_SEARCH__MAX_RESULTS: "10000" };
   const ctx = directContext(ws.root, env);
   const limit = loadConfig(env, { cwd: ws.root }).maxResultChars;
   let cursor: string | undefined;

@@ -62,6 +62,9 @@ Deno.test("attack: a secret in a file name is redacted in the listing's text and
 const BENIGN_ARGS: Record<string, Record<string, unknown>> = {
   read_file: { path: "notes.md" },
   list_directory: {},
+  search_code: { pattern: "token" },
+  find_symbol: { symbol: "tokenHelper" },
+  project_overview: {},
   git_log: {},
   git_diff: {},
 };
@@ -88,6 +91,7 @@ Deno.test("attack: no registered tool skips the pipeline — every result is red
   await using ws = await makeWorkspace({
     "notes.md": `${injection}\ntoken = ${TOKEN}\n`,
     [`${TOKEN}.md`]: "named after a token\n",
+    "lib.ts": `// ${injection}\nexport function tokenHelper(key = "${TOKEN}") {}\n`,
   });
   // History and a working-tree change that carry the injection and the token too.
   await commitAll(ws.root, `${injection} ${TOKEN}`);

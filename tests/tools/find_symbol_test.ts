@@ -113,7 +113,7 @@ Deno.test("find_symbol: pages follow next_cursor within the response budget, eac
     }: number) {}\n`.repeat(5);
   }
   await using ws = await makeWorkspace(files);
-  const ctx = directContext(ws.root, { MCP_SERVER__MAX_RESULT_CHARS: "8000" });
+  const ctx = directContext(ws.root, { MCP_SERVER__MAX_RESULT_CHARS: "10000" });
   const seen = new Set<string>();
   let cursor: string | undefined;
   let pages = 0;

@@ -7,6 +7,8 @@
  * @module
  */
 
+import { DEFAULT_SKIPPED_DIRS } from "../access/walk_policy.ts";
+
 /** How a setting's text is turned into a value. */
 export type SettingKind =
   | { type: "boolean" }
@@ -53,24 +55,6 @@ export interface ConfigValues {
 }
 
 const MIB = 1024 * 1024;
-
-/** The generated, vendored and cache trees walks skip by default (`src/access/walk_policy.ts` has the same list). */
-const DEFAULT_SKIPPED_DIRS = [
-  "node_modules",
-  "dist",
-  "build",
-  "target",
-  "vendor",
-  ".venv",
-  "venv",
-  "__pycache__",
-  ".cache",
-  ".gradle",
-  ".tox",
-  ".mypy_cache",
-  ".pytest_cache",
-  ".next",
-];
 
 /** Every setting, in the order documentation lists them. */
 export const SETTINGS: readonly SettingSpec[] = [

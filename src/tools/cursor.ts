@@ -7,6 +7,8 @@
  * @module
  */
 
+import type { RawInvalidParams } from "../contract/result.ts";
+
 /** Thrown when a cursor is forged, malformed, or no longer valid. */
 export class InvalidCursor extends Error {
   override name = "InvalidCursor";
@@ -14,6 +16,11 @@ export class InvalidCursor extends Error {
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
+
+/** What {@linkcode CursorCodec.open} gives a tool. */
+export type OpenedCursor =
+  | { readonly ok: true; readonly payload: unknown }
+  | { readonly ok: false; readonly result: RawInvalidParams };
 
 /** Signs and verifies cursor payloads with one key. */
 export class CursorCodec {
@@ -36,6 +43,22 @@ export class CursorCodec {
     const body = encoder.encode(JSON.stringify(payload));
     const mac = new Uint8Array(await crypto.subtle.sign("HMAC", await this.#key, body));
     return toBase64Url(body) + "." + toBase64Url(mac);
+  }
+
+  /**
+   * A client's cursor opened for a tool: its payload, or the `invalid_params`
+   * result (a JSON-RPC -32602) a tool returns for a forged or malformed one.
+   */
+  async open(cursor: string): Promise<OpenedCursor> {
+    try {
+      return { ok: true, payload: await this.verify(cursor) };
+    } catch (error) {
+      if (!(error instanceof InvalidCursor)) throw error;
+      return {
+        ok: false,
+        result: { kind: "invalid_params", message: `Invalid cursor: ${error.message}.` },
+      };
+    }
   }
 
   /** Returns the payload of a cursor this codec signed, or throws {@linkcode InvalidCursor}. */

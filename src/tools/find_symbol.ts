@@ -20,7 +20,6 @@ import { type Definition, SYMBOL_KINDS, type SymbolKind } from "../symbols/extra
 import { fileSymbols, type Method } from "../symbols/file_symbols.ts";
 import { GrammarRegistry } from "../symbols/grammars.ts";
 import { isParsed, languageOf } from "../symbols/languages.ts";
-import { InvalidCursor } from "./cursor.ts";
 import { decodeText, SoftDeadline, type SourceWalkEnd, walkSources } from "./symbol_walk.ts";
 import type { ToolContext, ToolDefinition } from "./types.ts";
 
@@ -146,15 +145,9 @@ async function findSymbol(args: FindSymbolArgs, ctx: ToolContext): Promise<RawTo
   const query = JSON.stringify([args.symbol, target.relative, args.kind ?? "any", exact]);
   let offset = 0;
   if (args.cursor !== undefined) {
-    let payload: CursorPayload;
-    try {
-      payload = await ctx.cursors.verify(args.cursor) as CursorPayload;
-    } catch (error) {
-      if (error instanceof InvalidCursor) {
-        return { kind: "invalid_params", message: `Invalid cursor: ${error.message}.` };
-      }
-      throw error;
-    }
+    const opened = await ctx.cursors.open(args.cursor);
+    if (!opened.ok) return opened.result;
+    const payload = opened.payload as CursorPayload;
     if (payload.q !== query || !Number.isInteger(payload.o) || payload.o < 0) {
       return {
         kind: "invalid_params",

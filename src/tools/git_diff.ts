@@ -20,7 +20,6 @@ import { CONTENT_ENVELOPE_SHAPE } from "../contract/envelope.ts";
 import { ToolRefusal } from "../contract/refusal.ts";
 import type { RawToolResult } from "../contract/result.ts";
 import { escapeControlCharacters } from "../contract/text.ts";
-import { InvalidCursor } from "./cursor.ts";
 import type { ToolContext, ToolDefinition } from "./types.ts";
 
 /** Arguments of `git_diff`. */
@@ -219,15 +218,9 @@ async function gitDiff(args: GitDiffArgs, ctx: ToolContext): Promise<RawToolResu
   const query = JSON.stringify([staged, statOnly, pathspec ?? "", context, comparison.cached]);
   let offset = 0;
   if (args.cursor !== undefined) {
-    let payload: DiffCursor;
-    try {
-      payload = await ctx.cursors.verify(args.cursor) as DiffCursor;
-    } catch (error) {
-      if (error instanceof InvalidCursor) {
-        return { kind: "invalid_params", message: `Invalid cursor: ${error.message}.` };
-      }
-      throw error;
-    }
+    const opened = await ctx.cursors.open(args.cursor);
+    if (!opened.ok) return opened.result;
+    const payload = opened.payload as DiffCursor;
     if (
       payload.t !== "git_diff" || payload.q !== query ||
       payload.a !== comparison.commits.join(" ") || !Number.isInteger(payload.o) || payload.o < 0

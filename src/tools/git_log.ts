@@ -26,7 +26,6 @@ import { rawResultChars, toolBudget } from "../contract/budget.ts";
 import { CONTENT_ENVELOPE_SHAPE } from "../contract/envelope.ts";
 import type { RawToolResult } from "../contract/result.ts";
 import { escapeControlCharacters } from "../contract/text.ts";
-import { InvalidCursor } from "./cursor.ts";
 import type { ToolContext, ToolDefinition } from "./types.ts";
 
 /** Most commits one call returns. */
@@ -118,15 +117,9 @@ async function gitLog(args: GitLogArgs, ctx: ToolContext): Promise<RawToolResult
   const query = JSON.stringify([pathspec ?? "", since ?? "", until ?? "", grep ?? ""]);
   let skip = 0;
   if (args.cursor !== undefined) {
-    let payload: LogCursor;
-    try {
-      payload = await ctx.cursors.verify(args.cursor) as LogCursor;
-    } catch (error) {
-      if (error instanceof InvalidCursor) {
-        return { kind: "invalid_params", message: `Invalid cursor: ${error.message}.` };
-      }
-      throw error;
-    }
+    const opened = await ctx.cursors.open(args.cursor);
+    if (!opened.ok) return opened.result;
+    const payload = opened.payload as LogCursor;
     if (
       payload.t !== "git_log" || payload.q !== query || !Array.isArray(payload.r) ||
       payload.r.join(" ") !== revs.join(" ") || !Number.isInteger(payload.o) || payload.o < 0

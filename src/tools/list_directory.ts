@@ -12,7 +12,6 @@ import { escapeControlCharacters } from "../contract/text.ts";
 import { PATH_LIMITS, PATH_REFUSALS } from "../access/resolve.ts";
 import { toolBudget } from "../contract/budget.ts";
 import type { DirectoryEntry } from "../access/workspace.ts";
-import { InvalidCursor } from "./cursor.ts";
 import type { RawToolResult } from "../contract/result.ts";
 import type { ToolContext, ToolDefinition } from "./types.ts";
 
@@ -73,15 +72,9 @@ async function listDirectory(args: ListDirectoryArgs, ctx: ToolContext): Promise
 
   let offset = 0;
   if (args.cursor !== undefined) {
-    let payload: CursorPayload;
-    try {
-      payload = await ctx.cursors.verify(args.cursor) as CursorPayload;
-    } catch (error) {
-      if (error instanceof InvalidCursor) {
-        return { kind: "invalid_params", message: `Invalid cursor: ${error.message}.` };
-      }
-      throw error;
-    }
+    const opened = await ctx.cursors.open(args.cursor);
+    if (!opened.ok) return opened.result;
+    const payload = opened.payload as CursorPayload;
     if (payload.p !== target.relative || payload.h !== includeHidden) {
       return {
         kind: "invalid_params",

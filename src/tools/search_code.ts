@@ -29,7 +29,6 @@ import { escapeControlCharacters } from "../contract/text.ts";
 import { PATH_LIMITS, PATH_REFUSALS, type ResolvedPath } from "../access/resolve.ts";
 import { GlobError, globToRegExpSource } from "../access/ignore.ts";
 import { latin1Text, Walker, type WalkFile } from "../access/walk.ts";
-import { InvalidCursor } from "./cursor.ts";
 import type { ToolContext, ToolDefinition } from "./types.ts";
 
 /** The longest line returned whole; longer lines are cut around the match and marked. */
@@ -436,14 +435,9 @@ async function searchCode(args: SearchCodeArgs, ctx: ToolContext): Promise<RawTo
 
   let resume: CursorPayload | undefined;
   if (args.cursor !== undefined) {
-    try {
-      resume = await ctx.cursors.verify(args.cursor) as CursorPayload;
-    } catch (error) {
-      if (error instanceof InvalidCursor) {
-        return { kind: "invalid_params", message: `Invalid cursor: ${error.message}.` };
-      }
-      throw error;
-    }
+    const opened = await ctx.cursors.open(args.cursor);
+    if (!opened.ok) return opened.result;
+    resume = opened.payload as CursorPayload;
     if (
       resume === null || typeof resume !== "object" || resume.q !== query ||
       typeof resume.f !== "string" || typeof resume.i !== "boolean" ||

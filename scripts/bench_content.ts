@@ -79,7 +79,7 @@ for (const [name, text] of Object.entries(INPUTS)) {
     shape.push(time(() =>
       shapeToolResult({
         kind: "ok",
-        parts: [{ text, untrusted: true }],
+        parts: [{ text, untrusted: true, label: "file-content" }],
         structured: { content: text },
       }, { redactSecrets: true })
     ));

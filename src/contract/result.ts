@@ -24,14 +24,27 @@ export const FENCE_LABELS = [
 /** One of {@linkcode FENCE_LABELS}. */
 export type FenceLabel = typeof FENCE_LABELS[number];
 
-/** A piece of a result's text: trusted (ours) or untrusted (from files or git). */
-export interface TextPart {
+/**
+ * A piece of a result's text: trusted (ours) or untrusted (from files or
+ * git). An untrusted part must name its fence label, so a tool cannot emit
+ * workspace text under the wrong kind, or under none (the compiler says so).
+ */
+export type TextPart = TrustedPart | UntrustedPart;
+
+/** Text the server wrote itself (headers, notes): neither fenced nor scored. */
+export interface TrustedPart {
   /** The text itself. */
   readonly text: string;
-  /** Untrusted parts are fenced, scored and redacted by the result pipeline. */
-  readonly untrusted: boolean;
-  /** The fence label of an untrusted part (default `file-content`). */
-  readonly label?: FenceLabel;
+  readonly untrusted: false;
+}
+
+/** Text that came from the workspace: fenced under its label, scored and redacted by the result pipeline. */
+export interface UntrustedPart {
+  /** The text itself. */
+  readonly text: string;
+  readonly untrusted: true;
+  /** What kind of workspace content it is: its fence's label. */
+  readonly label: FenceLabel;
   /**
    * Whether each line of the part starts with its source line number and a
    * tab (`read_file`): the assessment reports those numbers and reads past them.

@@ -301,7 +301,9 @@ async function findSymbol(args: FindSymbolArgs, ctx: ToolContext): Promise<RawTo
     ? await ctx.cursors.sign({ q: query, o: nextOffset } satisfies CursorPayload)
     : undefined;
   const parts: TextPart[] = [{ text: header(page.length, more), untrusted: false }];
-  if (lines.length) parts.push({ text: lines.join("\n"), untrusted: true });
+  if (lines.length) {
+    parts.push({ text: lines.join("\n"), untrusted: true, label: "symbol-definitions" });
+  }
   return {
     kind: "ok",
     parts,

@@ -342,7 +342,9 @@ async function gitDiff(args: GitDiffArgs, ctx: ToolContext): Promise<RawToolResu
     kind: "ok",
     parts: [
       { text: header, untrusted: false },
-      ...(text.length ? [{ text: text.replace(/\n$/, ""), untrusted: true }] : []),
+      ...(text.length
+        ? [{ text: text.replace(/\n$/, ""), untrusted: true as const, label: "diff" as const }]
+        : []),
     ],
     structured: {
       compared: comparison.label,

@@ -209,7 +209,13 @@ async function gitLog(args: GitLogArgs, ctx: ToolContext): Promise<RawToolResult
     kind: "ok",
     parts: [
       { text: header, untrusted: false },
-      ...(commits.length ? [{ text: commits.map(renderCommit).join("\n"), untrusted: true }] : []),
+      ...(commits.length
+        ? [{
+          text: commits.map(renderCommit).join("\n"),
+          untrusted: true as const,
+          label: "commit-messages" as const,
+        }]
+        : []),
     ],
     structured: {
       revision: revisionText,

@@ -256,6 +256,7 @@ function fitted(output: Output, ctx: ToolContext): RawToolResult {
       {
         text: escapeControlCharacters(JSON.stringify({ ...rest, manifests, readme }, null, 1)),
         untrusted: true,
+        label: "project-overview",
       },
     ],
     structured: current as unknown as Record<string, unknown>,

@@ -135,7 +135,7 @@ async function readFile(args: ReadFileArgs, ctx: ToolContext): Promise<RawToolRe
     parts: [
       { text: header(first, last, why), untrusted: false },
       { text: numbered.join("\n"), untrusted: true, label: "file-content", numbered: true },
-      ...notes.map((note) => ({ text: note, untrusted: false })),
+      ...notes.map((note) => ({ text: note, untrusted: false as const })),
     ],
     structured: {
       path: target.relative,

@@ -686,7 +686,9 @@ function render(r: Rendered): RawToolResult {
     }
   }
   const parts: TextPart[] = [{ text: header, untrusted: false }];
-  if (lines.length > 0) parts.push({ text: lines.join("\n"), untrusted: true });
+  if (lines.length > 0) {
+    parts.push({ text: lines.join("\n"), untrusted: true, label: "search-results" });
+  }
   return {
     kind: "ok",
     parts,

@@ -67,7 +67,7 @@ Deno.test("git_log through the server: every legitimate revision form resolves",
   assert.equal(all.commits[0].author, "Ada Tester");
   assert.equal(all.commits[0].authored_at, "2026-01-04T10:00:00+00:00");
   assert.ok(all.commits[0].commit.startsWith(all.commits[0].short));
-  assert.match(textOf(await call({})), /<untrusted-file-content id=[0-9a-f]{32}>/);
+  assert.match(textOf(await call({})), /<untrusted-commit-messages id=[0-9a-f]{32}>/);
 
   const firstSubject = async (revision: string) =>
     log(await call({ revision, limit: 1 })).commits[0]?.subject;

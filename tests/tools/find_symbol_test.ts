@@ -180,7 +180,7 @@ Deno.test("attack: injection text in a signature stays inside the untrusted fenc
     "\n",
   );
   const fenced =
-    /<untrusted-file-content id=(\w+)>[\s\S]*IGNORE ALL PREVIOUS[\s\S]*<\/untrusted-file-content id=\1>/;
+    /<untrusted-symbol-definitions id=(\w+)>[\s\S]*IGNORE ALL PREVIOUS[\s\S]*<\/untrusted-symbol-definitions id=\1>/;
   assert.match(text, fenced);
 });
 

@@ -82,7 +82,7 @@ Deno.test("project_overview: languages, manifests, workspaces, entry points, tes
   );
   assert.match(
     text,
-    /<untrusted-file-content id=(\w+)>[\s\S]*IGNORE ALL PREVIOUS[\s\S]*<\/untrusted-file-content id=\1>/,
+    /<untrusted-project-overview id=(\w+)>[\s\S]*IGNORE ALL PREVIOUS[\s\S]*<\/untrusted-project-overview id=\1>/,
   );
 });
 

@@ -15,7 +15,7 @@ import { REFUSAL_META_KEY } from "../contract/envelope.ts";
 import type { RawToolResult } from "../contract/result.ts";
 import { assessContent } from "./assess.ts";
 import { fenceUntrusted, nonceAbsentFrom } from "./fence.ts";
-import { mergeCounts, Redactor } from "./redact.ts";
+import { applyWithheld, mergeCounts, Redactor } from "./redact.ts";
 
 /** Options fixed at start. */
 export interface PipelineOptions {
@@ -50,29 +50,25 @@ export function shapeToolResult(
   }
   // The text and structured halves are two renderings of the same result: each is redacted
   // on its own, and the audit takes the larger count per rule, so a secret shown in both
-  // halves is reported once. Fragments of secrets the tool found in the whole source (a range
-  // cut through a PEM block) are withheld first, each counted once.
+  // halves is reported once. Secrets the tool found in the whole source (a range cut through
+  // a PEM block, a hit's context, a diff hunk) are withheld first, where the tool says they
+  // lie and nowhere else, each counted once (ADR-060).
   const textRedactor = options.redactSecrets ? new Redactor() : undefined;
   const structuredRedactor = options.redactSecrets ? new Redactor() : undefined;
   const withheld = options.redactSecrets ? raw.withheld ?? [] : [];
-  const withholdIn = (redactor: Redactor, text: string) =>
-    withheld.reduce((t, w) => redactor.withhold(t, w.fragments, w.rule), text);
+  const applied = applyWithheld(raw.parts, raw.structured, withheld);
   // Assessed on the raw text (before redaction), so a secret cannot hide an instruction; its
   // excerpts are redacted below like every other string of the result.
   const assessment = assessContent(raw.parts.filter((part) => part.untrusted));
-  const cleaned = raw.parts.map((part) =>
-    part.untrusted && textRedactor
-      ? textRedactor.redact(withholdIn(textRedactor, part.text))
-      : part.text
+  const cleaned = raw.parts.map((part, i) =>
+    part.untrusted && textRedactor ? textRedactor.redact(applied.texts[i]) : part.text
   );
   const nonce = nonceAbsentFrom(cleaned.filter((_, i) => raw.parts[i].untrusted));
   const texts = raw.parts.map((part, i) =>
     part.untrusted ? fenceUntrusted(cleaned[i], nonce, part.label) : part.text
   );
   const structured = structuredRedactor
-    ? structuredRedactor.redactDeep(
-      deepMap(raw.structured, (t) => withholdIn(structuredRedactor, t)),
-    )
+    ? structuredRedactor.redactDeep(applied.structured)
     : raw.structured;
   const withheldCounts = new Map<string, number>();
   for (const w of withheld) withheldCounts.set(w.rule, (withheldCounts.get(w.rule) ?? 0) + 1);
@@ -105,16 +101,4 @@ export function shapeToolResult(
     content: [{ type: "text", text: texts.join("\n") }],
     structuredContent: { ...structured, untrusted_content: true, redaction, content_assessment },
   };
-}
-
-/** `value` with `f` applied to every string in it. */
-function deepMap<T>(value: T, f: (text: string) => string): T {
-  if (typeof value === "string") return f(value) as T;
-  if (Array.isArray(value)) return value.map((v) => deepMap(v, f)) as T;
-  if (value !== null && typeof value === "object") {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = deepMap(v, f);
-    return out as T;
-  }
-  return value;
 }

@@ -53,15 +53,33 @@ export interface UntrustedPart {
 }
 
 /**
- * Pieces of a secret the tool found in the whole source that the returned
- * range cuts (a line range inside a PEM block): the result pipeline replaces
- * each fragment wherever it appears in the result, and counts the secret once.
+ * Where a withheld piece lies in a raw result: in text part `part` (its
+ * index in `parts`), or in the string at `field` of the structured half (a
+ * path of keys and array indices, `["files", 0, "matches", 2, "before", 1]`).
+ */
+export type WithheldAt =
+  | { readonly part: number }
+  | { readonly field: readonly (string | number)[] };
+
+/** Characters `start..end` (end exclusive) of the string at `at`, which belong to a secret. */
+export interface WithheldPiece {
+  readonly at: WithheldAt;
+  readonly start: number;
+  readonly end: number;
+}
+
+/**
+ * A secret the tool found by looking at the whole source (a file, a diff's
+ * side) that the lines it returns show, whole or in part: a line range cut
+ * through a PEM block, a search hit's context, a diff hunk. The result
+ * pipeline replaces each piece where it lies, and nowhere else, with the
+ * rule's marker, and counts the secret once (ADR-017, ADR-060).
  */
 export interface WithheldSecret {
   /** The secret rule's id. */
   readonly rule: string;
-  /** The parts of the secret inside the returned range, one per line. */
-  readonly fragments: readonly string[];
+  /** Where its characters are, in either half of the result. */
+  readonly pieces: readonly WithheldPiece[];
 }
 
 /** A successful raw result: text parts for the model, structured fields for programs. */
@@ -69,7 +87,7 @@ export interface RawOk {
   readonly kind: "ok";
   readonly parts: readonly TextPart[];
   readonly structured: Record<string, unknown>;
-  /** Secrets of the whole source that the returned range cuts (see {@linkcode WithheldSecret}). */
+  /** Secrets of the whole source that the returned lines show (see {@linkcode WithheldSecret}). */
   readonly withheld?: readonly WithheldSecret[];
 }
 

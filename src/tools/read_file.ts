@@ -10,9 +10,9 @@ import { CONTENT_ENVELOPE_SHAPE } from "../contract/envelope.ts";
 import { PATH_LIMITS, PATH_REFUSALS } from "../access/resolve.ts";
 import { toolBudget } from "../contract/budget.ts";
 import { ToolRefusal } from "../contract/refusal.ts";
-import type { RawToolResult } from "../contract/result.ts";
-import { secretsCutByLines } from "../secrets/cut.ts";
-import { findSecrets } from "../secrets/find.ts";
+import type { RawToolResult, WithheldSecret } from "../contract/result.ts";
+import { LineSecrets, withheldLength } from "../secrets/cut.ts";
+import { findSecrets, type SecretSpan } from "../secrets/find.ts";
 import type { ToolContext, ToolDefinition } from "./types.ts";
 
 const MAX_LINE_NUMBER = 100_000_000;
@@ -97,14 +97,31 @@ async function readFile(args: ReadFileArgs, ctx: ToolContext): Promise<RawToolRe
   const overhead = header(MAX_LINE_NUMBER, MAX_LINE_NUMBER, CUT_AT_BUDGET(MAX_LINE_NUMBER)).length +
     JSON.stringify({ ...fixed, content: "", start_line: 0, end_line: 0, truncated: true }).length +
     `,"next_start_line":${MAX_LINE_NUMBER},"cut_line":${MAX_LINE_NUMBER}`.length + 200;
-  const picked = total === 0
-    ? { lines: [], cutLine: undefined }
-    : pickWithinBudget(lines, start, wantedEnd, width, toolBudget(ctx.limits) - overhead);
+  // Redaction is decided on the whole file (ADR-017): its secrets are found once, here.
+  const secrets = new LineSecrets(text);
+  // A line showing part of a secret may grow when the part is withheld: planned for (ADR-060).
+  const growth = (n: number) => {
+    const pieces = secrets.on(n, n).flatMap((s) => s.pieces.map((p) => ({ ...p, rule: s.rule })));
+    return withheldLength(0, pieces);
+  };
+  const picked = total === 0 ? { lines: [], cutLine: undefined } : pickWithinBudget(
+    lines,
+    start,
+    wantedEnd,
+    width,
+    toolBudget(ctx.limits) - overhead,
+    secrets.any ? growth : undefined,
+  );
   const selected = picked.lines;
   if (picked.cutLine !== undefined) {
     // A line cut to fit the budget is cut before any secret the cut would split, so no part of
     // a secret a whole read would redact is returned (ADR-017).
-    selected[0] = cutBeforeSecrets(text, lineOffset(text, picked.cutLine), selected[0]);
+    selected[0] = cutBeforeSecrets(
+      text,
+      lineOffset(text, picked.cutLine),
+      selected[0],
+      secrets.spans,
+    );
   }
   const end = start + selected.length - 1;
   const first = selected.length > 0 ? start : 0;
@@ -152,14 +169,52 @@ async function readFile(args: ReadFileArgs, ctx: ToolContext): Promise<RawToolRe
       replaced_invalid_utf8: replaced,
       ...(linkCount > 1 ? { hard_links: linkCount } : {}),
     },
-    // Redaction is decided on the whole file: secrets the range cuts are withheld (ADR-017).
-    withheld: selected.length === 0 ? [] : secretsCutByLines(
-      text,
+    // Redaction is decided on the whole file: secrets the range cuts are withheld where they
+    // lie in both halves (ADR-017, ADR-060). Secrets wholly inside the range the pipeline finds.
+    withheld: selected.length === 0 ? [] : withheldInRange(
+      secrets,
       first,
-      last,
+      selected,
+      width,
       picked.cutLine === undefined ? undefined : selected[0].length,
     ),
   };
+}
+
+/**
+ * The secrets of the whole file that the returned lines `first..` cut, as positions in the
+ * numbered text (part 1: `<number padded to width>\t<line>` per line) and in `content`.
+ */
+function withheldInRange(
+  secrets: LineSecrets,
+  first: number,
+  selected: readonly string[],
+  width: number,
+  lastLineChars: number | undefined,
+): WithheldSecret[] {
+  const last = first + selected.length - 1;
+  const cut = secrets.on(first, last, { cutOnly: true, lastLineChars });
+  if (cut.length === 0) return [];
+  // Where each returned line starts in the numbered text and in `content`.
+  const inText: number[] = [];
+  const inContent: number[] = [];
+  let t = 0, c = 0;
+  for (const line of selected) {
+    inText.push(t + width + 1);
+    inContent.push(c);
+    t += width + 1 + line.length + 1;
+    c += line.length + 1;
+  }
+  return cut.map((secret) => ({
+    rule: secret.rule,
+    pieces: secret.pieces.flatMap(({ line, start, end }) => {
+      const i = line - first;
+      return [
+        { at: { part: 1 }, start: inText[i] + start, end: inText[i] + end },
+        { at: { field: ["content"] }, start: inContent[i] + start, end: inContent[i] + end },
+      ];
+    }),
+  }));
 }
 
 /** The offset in `text` where 1-based line `line` starts. */
@@ -170,10 +225,15 @@ function lineOffset(text: string, line: number): number {
 }
 
 /** `prefix` (the start of the line at `lineStart`) shortened to end before any secret it splits. */
-export function cutBeforeSecrets(text: string, lineStart: number, prefix: string): string {
+export function cutBeforeSecrets(
+  text: string,
+  lineStart: number,
+  prefix: string,
+  spans: readonly SecretSpan[] = findSecrets(text),
+): string {
   let keep = prefix.length;
   const cut = lineStart + keep;
-  for (const span of findSecrets(text)) {
+  for (const span of spans) {
     if (span.start < cut && span.end > cut) {
       keep = Math.min(keep, Math.max(0, span.start - lineStart));
     }
@@ -187,8 +247,9 @@ const CUT_AT_BUDGET = (next: number) =>
 /**
  * Lines `start`..`end` (1-based) as far as they fit in `budget` characters, counting each
  * line twice, as both halves of the result carry it (ADR-014): numbered in the text, and
- * JSON-escaped in `structuredContent`. The first line is cut to fit when it alone is
- * larger than the budget, so a call always makes progress.
+ * JSON-escaped in `structuredContent`, plus what `growth` says withholding may add to a
+ * line in each half. The first line is cut to fit when it alone is larger than the budget,
+ * so a call always makes progress.
  */
 export function pickWithinBudget(
   lines: readonly string[],
@@ -196,13 +257,14 @@ export function pickWithinBudget(
   end: number,
   width: number,
   budget: number,
+  growth?: (line: number) => number,
 ): { lines: string[]; cutLine?: number } {
   const cost = (line: string) => width + line.length + 2 + JSON.stringify(line).length;
   const out: string[] = [];
   let spent = 0;
   for (let n = start; n <= end; n++) {
     const line = lines[n - 1];
-    const c = cost(line);
+    const c = cost(line) + (growth ? 2 * growth(n) : 0);
     if (spent + c > budget) {
       if (out.length > 0) return { lines: out };
       let keep = Math.max(1, Math.floor(budget / 3));

@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { FenceLabel } from "../../src/contract/result.ts";
 import { fakeSecret } from "../../src/secrets/rule.ts";
+import { shapedResultChars } from "../../src/contract/budget.ts";
 import { TOOLS } from "../../src/tools/registry.ts";
 import { callDirect, directContext, makeWorkspace, textOf } from "../helpers/fixtures.ts";
 
@@ -49,6 +50,50 @@ Deno.test("attack: a line range inside a PEM block returns none of the key a who
     await callDirect(ctx, "read_file", { path: "docs/deploy.md", start_line: 1, end_line: 1 }),
   );
   assert.equal((head.structuredContent as { content: string }).content, "# deploy key\n");
+});
+
+Deno.test("attack: a range starting on a key's one-character last line cannot inflate the result past the budget", async () => {
+  // The key's last body line is "e" and every line after the block is full of "e"s: a
+  // withheld piece replaced wherever it occurs turned each "e" into a 22-character marker.
+  const filler = Array.from({ length: 400 }, (_, i) => `e${i} = eee(e, e, e) // ${"e".repeat(40)}`);
+  const file = [
+    "-----BEGIN RSA PRIVATE KEY-----",
+    ...KEY_LINES,
+    "e",
+    "-----END RSA PRIVATE KEY-----",
+    ...filler,
+  ].join("\n") + "\n";
+  await using ws = await makeWorkspace({ "docs/rotation.md": file });
+  const ctx = directContext(ws.root);
+  const result = shaped(
+    await callDirect(ctx, "read_file", {
+      path: "docs/rotation.md",
+      start_line: KEY_LINES.length + 2,
+    }),
+  );
+  assert.ok(
+    shapedResultChars(result) <= ctx.limits.maxResultChars,
+    `${shapedResultChars(result)} characters, over the ${ctx.limits.maxResultChars} budget`,
+  );
+  const s = result.structuredContent as {
+    path: string;
+    content: string;
+    end_line: number;
+    redaction: unknown;
+  };
+  assert.equal(s.path, "docs/rotation.md", "the path is not rewritten");
+  const returned = file.split("\n").slice(KEY_LINES.length + 3, s.end_line);
+  assert.ok(returned.length > 100, `${returned.length} filler lines returned`);
+  assert.equal(
+    s.content,
+    ["[redacted:private-key]", "[redacted:private-key]", ...returned].join("\n") + "\n",
+    "only the key's own lines are withheld",
+  );
+  assert.deepEqual(s.redaction, {
+    applied: true,
+    count: 1,
+    rules: [{ rule: "private-key", count: 1 }],
+  });
 });
 
 Deno.test("attack: a secret in a file name is redacted in the listing's text and structured halves", async () => {

@@ -170,19 +170,31 @@ Deno.test("pipeline: a refusal's message is redacted too", () => {
   assert.ok(!JSON.stringify(result).includes(GH));
 });
 
-Deno.test("pipeline: withheld fragments of a cut secret are replaced in both halves and counted once", () => {
+Deno.test("pipeline: withheld pieces are replaced where the tool says, in both halves, and counted once", () => {
   const piece1 = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7".padEnd(64, "Q");
   const piece2 = "xq1Z9hT4nKp0vL2mR8sW3yB6cF5jD7gH1aE4uN0oI2tY9rM3kP6wS8zV5bX7qCe";
+  const text = `2\t${piece1}\n3\t${piece2}`;
+  const content = `${piece1}\n${piece2}\n`;
   const result = shapeToolResult({
     kind: "ok",
-    parts: [{ text: `2\t${piece1}\n3\t${piece2}`, untrusted: true, label: "file-content" }],
-    structured: { content: `${piece1}\n${piece2}\n` },
-    withheld: [{ rule: "private-key", fragments: [piece1, piece2] }],
+    parts: [{ text, untrusted: true, label: "file-content" }],
+    structured: { content, path: "k.pem" },
+    withheld: [{
+      rule: "private-key",
+      pieces: [
+        { at: { part: 0 }, start: 2, end: 66 },
+        { at: { part: 0 }, start: 69, end: 69 + piece2.length },
+        { at: { field: ["content"] }, start: 0, end: 64 },
+        { at: { field: ["content"] }, start: 65, end: 65 + piece2.length },
+      ],
+    }],
   }, ON);
   const all = JSON.stringify(result);
   assert.ok(!all.includes(piece1) && !all.includes(piece2));
   const structured = result.structuredContent as Record<string, unknown>;
   assert.equal(structured.content, "[redacted:private-key]\n[redacted:private-key]\n");
+  assert.equal(structured.path, "k.pem");
+  assert.ok(textOf(result).includes("2\t[redacted:private-key]\n3\t[redacted:private-key]\n"));
   assert.deepEqual(structured.redaction, {
     applied: true,
     count: 1,
@@ -192,9 +204,53 @@ Deno.test("pipeline: withheld fragments of a cut secret are replaced in both hal
     kind: "ok",
     parts: [{ text: piece1, untrusted: true, label: "file-content" }],
     structured: {},
-    withheld: [{ rule: "private-key", fragments: [piece1] }],
+    withheld: [{ rule: "private-key", pieces: [{ at: { part: 0 }, start: 0, end: 64 }] }],
   }, OFF);
   assert.ok(textOf(off).includes(piece1), "with redaction off nothing is withheld");
+});
+
+Deno.test("attack: a one-character withheld piece rewrites only its own place, not every copy of it", () => {
+  // The last line of a cut key is "e"; the rest of the result is full of "e"s. Replacing the
+  // piece everywhere it occurs (the old behaviour) grew the result 22-fold.
+  const rest = "let e = deep(e, e); // seventeen eerie eels\n".repeat(50);
+  const result = shapeToolResult({
+    kind: "ok",
+    parts: [{ text: `e\n${rest}`, untrusted: true, label: "file-content" }],
+    structured: { content: `e\n${rest}`, path: "release/keys/e.pem" },
+    withheld: [{
+      rule: "private-key",
+      pieces: [{ at: { part: 0 }, start: 0, end: 1 }, {
+        at: { field: ["content"] },
+        start: 0,
+        end: 1,
+      }],
+    }],
+  }, ON);
+  const structured = result.structuredContent as Record<string, unknown>;
+  assert.equal(structured.content, `[redacted:private-key]\n${rest}`);
+  assert.equal(structured.path, "release/keys/e.pem", "other fields are untouched");
+  assert.ok(textOf(result).includes(`[redacted:private-key]\n${rest}`));
+});
+
+Deno.test("pipeline: a withheld piece outside the result's strings is a tool bug, not a leak", () => {
+  const raw = (pieces: RawOk["withheld"]): RawOk => ({
+    kind: "ok",
+    parts: [{ text: "abc", untrusted: true, label: "file-content" }],
+    structured: { n: 1, s: "xyz" },
+    withheld: pieces,
+  });
+  for (
+    const at of [
+      { part: 0, start: 2, end: 9 },
+      { part: 3, start: 0, end: 1 },
+      { field: ["n"], start: 0, end: 1 },
+      { field: ["missing", 0], start: 0, end: 1 },
+    ]
+  ) {
+    const { start, end, ...where } = at;
+    const pieces = [{ at: where as { part: number }, start, end }];
+    assert.throws(() => shapeToolResult(raw([{ rule: "jwt", pieces }]), ON), JSON.stringify(at));
+  }
 });
 
 Deno.test("pipeline: each untrusted part is fenced with its kind's label", () => {

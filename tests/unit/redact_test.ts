@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { SECRET_RULES } from "../../src/secrets/catalogue.ts";
 import { findSecrets, redactSecrets } from "../../src/secrets/find.ts";
-import { secretsCutByLines } from "../../src/secrets/cut.ts";
+import { LineSecrets } from "../../src/secrets/cut.ts";
 import {
   fakeSecret,
   isBlockRule,
@@ -152,7 +152,7 @@ Deno.test("redact: a private key without its END line is still withheld to the e
   assert.equal(redactSecrets(text), "[redacted:private-key]\n\nnext paragraph: hello");
 });
 
-Deno.test("redact: the secrets a line range cuts are the pieces inside the range, one per line", () => {
+Deno.test("redact: the secrets a line window shows are their pieces on each line, whole or cut", () => {
   const lines = Array.from({ length: 4 }, (_, i) => fakeSecret("c" + i, 64));
   const source = [
     "# deploy key",
@@ -160,13 +160,29 @@ Deno.test("redact: the secrets a line range cuts are the pieces inside the range
     ...lines,
     "-----END RSA PRIVATE KEY-----",
     "done",
+    `token = ${fakeSecret("tk", 24, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJ0123456789")}`,
   ].join("\n") + "\n";
-  assert.deepEqual(secretsCutByLines(source, 3, 4), [
-    { rule: "private-key", fragments: [lines[0], lines[1]] },
+  const secrets = new LineSecrets(source);
+  assert.deepEqual(secrets.on(3, 4), [{
+    rule: "private-key",
+    id: 0,
+    whole: false,
+    pieces: [{ line: 3, start: 0, end: 64 }, { line: 4, start: 0, end: 64 }],
+  }]);
+  assert.deepEqual(secrets.on(1, 8, { cutOnly: true }), [], "the whole block is in the window");
+  assert.deepEqual(secrets.on(1, 8).map((s) => [s.id, s.whole, s.pieces.length]), [[0, true, 6]]);
+  assert.deepEqual(secrets.on(8, 8), [], "the window holds none of a secret");
+  assert.deepEqual(secrets.on(1, 3).map((c) => c.pieces.length), [2]);
+  // The END line cut after 10 characters: only what is returned is a piece.
+  assert.deepEqual(secrets.on(7, 7, { lastLineChars: 10 })[0].pieces, [
+    { line: 7, start: 0, end: 10 },
   ]);
-  assert.deepEqual(secretsCutByLines(source, 1, 8), [], "the whole block is inside the range");
-  assert.deepEqual(secretsCutByLines(source, 8, 8), [], "the range holds none of it");
-  assert.deepEqual(secretsCutByLines(source, 1, 3).map((c) => c.fragments.length), [2]);
+  // A secret on a later line keeps its own id and its columns within its line.
+  const [token] = secrets.on(9, 9);
+  assert.equal(token.id, 1);
+  assert.equal(token.whole, true);
+  assert.deepEqual(token.pieces, [{ line: 9, start: 8, end: 32 }]);
+  assert.deepEqual(secrets.on(20, 30), [], "past the end");
 });
 
 Deno.test("redact: Redactor counts across calls and redactDeep reaches every string", () => {

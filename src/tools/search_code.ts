@@ -24,11 +24,12 @@ import { z } from "zod";
 import { CONTENT_ENVELOPE_SHAPE } from "../contract/envelope.ts";
 import { toolBudget } from "../contract/budget.ts";
 import { ToolRefusal } from "../contract/refusal.ts";
-import type { RawToolResult, TextPart } from "../contract/result.ts";
+import type { RawToolResult, TextPart, WithheldSecret } from "../contract/result.ts";
 import { escapeControlCharacters } from "../contract/text.ts";
 import { PATH_LIMITS, PATH_REFUSALS, type ResolvedPath } from "../access/resolve.ts";
 import { GlobError, globToRegExpSource } from "../access/ignore.ts";
 import { latin1Text, Walker, type WalkFile } from "../access/walk.ts";
+import { LineSecrets, secretMarker } from "../secrets/cut.ts";
 import type { ToolContext, ToolDefinition } from "./types.ts";
 
 /** The longest line returned whole; longer lines are cut around the match and marked. */
@@ -313,6 +314,7 @@ function searchText(
     ? (start: number, end: number) => original.slice(start, end)
     : (start: number, end: number) => decoder.decode(bytes.subarray(start, end));
   const matches: MatchOut[] = [];
+  let secrets: LineSecrets | undefined;
   let count = 0;
   let lineNo = 1;
   let counted = 0; // offset up to which newlines were counted into lineNo
@@ -341,20 +343,20 @@ function searchText(
       more = true;
       break;
     }
-    const match: MatchOut = {
-      line: lineNo,
-      column: column + 1,
-      ...cutLine(
-        lineText(start, end),
-        matcher.decoded ? column : decodedOffset(bytes, start, column),
-      ),
-    };
+    const line = lineText(start, end);
+    const at = matcher.decoded ? column : decodedOffset(bytes, start, column);
+    const match: MatchOut = { line: lineNo, column: column + 1, ...cutLine(line, at) };
     if (context > 0) {
       const before = contextBefore(text, start, context, lineText);
       const after = contextAfter(text, end, context, lineText);
       if (before.length) match.before = before;
       if (after.length) match.after = after;
     }
+    // Redaction is decided on the whole file: the secrets these lines show, whole or in part
+    // (a key whose BEGIN line is above the context, a `token =` whose value is on the next
+    // line), are withheld where they lie (ADR-060).
+    secrets ??= new LineSecrets(matcher.decoded ? original : decoder.decode(bytes));
+    if (secrets.any) noteSecrets(match, secrets, windowBegin(line, at));
     matches.push(match);
     if (ctx.stop.reason()) return { count, matches, more: true, stopped: true };
   }
@@ -367,13 +369,70 @@ function decodedOffset(bytes: Uint8Array, lineStart: number, byteColumn: number)
   return decoder.decode(bytes.subarray(lineStart, lineStart + byteColumn)).length;
 }
 
+/** Where the window {@linkcode cutLine} returns of `line` begins. */
+function windowBegin(line: string, at: number): number {
+  return line.length <= MAX_LINE_CHARS
+    ? 0
+    : Math.max(0, Math.min(at - 100, line.length - MAX_LINE_CHARS));
+}
+
 /** A line as returned: whole up to {@linkcode MAX_LINE_CHARS}, else a window around the match. */
 function cutLine(line: string, at: number): { text: string; cut?: true } {
   if (line.length <= MAX_LINE_CHARS) return { text: line };
-  const begin = Math.max(0, Math.min(at - 100, line.length - MAX_LINE_CHARS));
+  const begin = windowBegin(line, at);
   const text = (begin > 0 ? "…" : "") + line.slice(begin, begin + MAX_LINE_CHARS) +
     (begin + MAX_LINE_CHARS < line.length ? "…" : "");
   return { text, cut: true };
+}
+
+/** A piece of a secret on one of a match's strings: `before[k]`, `text` or `after[k]`. */
+interface MatchSecret {
+  /** The secret, as the file's index of it (one secret may show in several matches). */
+  readonly id: number;
+  readonly rule: string;
+  readonly key: "before" | "text" | "after";
+  readonly k: number;
+  readonly start: number;
+  readonly end: number;
+}
+
+/** The secrets each returned match shows (kept beside it, not in its output). */
+const SECRETS_SHOWN = new WeakMap<MatchOut, MatchSecret[]>();
+
+/**
+ * Records where the secrets of the whole file lie on `match`'s lines: the match line (cut
+ * to a window starting at `begin` when long) and its context lines (cut from their start).
+ */
+function noteSecrets(match: MatchOut, secrets: LineSecrets, begin: number): void {
+  const before = match.before ?? [];
+  const first = match.line - before.length;
+  const shown: MatchSecret[] = [];
+  for (const secret of secrets.on(first, match.line + (match.after?.length ?? 0))) {
+    for (const piece of secret.pieces) {
+      const key = piece.line < match.line ? "before" : piece.line === match.line ? "text" : "after";
+      const k = key === "before"
+        ? piece.line - first
+        : key === "after"
+        ? piece.line - match.line - 1
+        : 0;
+      // A cut line shows characters from its window's begin, after a "…" when begin > 0.
+      const from = key === "text" ? begin : 0;
+      const returned = key === "text" ? match.text : match[key]![k];
+      const visible = returned.length > MAX_LINE_CHARS ? MAX_LINE_CHARS : returned.length;
+      const start = Math.max(piece.start, from), end = Math.min(piece.end, from + visible);
+      if (start >= end) continue;
+      const shift = (from > 0 ? 1 : 0) - from;
+      shown.push({
+        id: secret.id,
+        rule: secret.rule,
+        key,
+        k,
+        start: start + shift,
+        end: end + shift,
+      });
+    }
+  }
+  if (shown.length) SECRETS_SHOWN.set(match, shown);
 }
 
 function contextBefore(
@@ -623,12 +682,19 @@ function fileCost(path: string, mode: OutputMode, count: number): number {
   return 2 * path.length + 40 + (mode === "count" ? 2 * String(count).length + 12 : 0);
 }
 
-/** What one match costs in the budget: its JSON and its text line, context included. */
+/**
+ * What one match costs in the budget: its JSON and its text line, context included, and
+ * what withholding the secrets it shows may add in both halves.
+ */
 function matchCost(match: MatchOut): number {
   let context = 0;
   for (const line of match.before ?? []) context += 2 * line.length + 16;
   for (const line of match.after ?? []) context += 2 * line.length + 16;
-  return 2 * match.text.length + 60 + context;
+  let withheld = 0;
+  for (const p of SECRETS_SHOWN.get(match) ?? []) {
+    withheld += 2 * Math.max(0, secretMarker(p.rule).length - (p.end - p.start));
+  }
+  return 2 * match.text.length + 60 + context + withheld;
 }
 
 interface Rendered {
@@ -661,28 +727,63 @@ function render(r: Rendered): RawToolResult {
     (r.truncated ? (r.nextCursor ? "; more with next_cursor" : "; more results were cut") : "") +
     ".";
   const lines: string[] = [];
-  for (const file of files) {
+  // The text part's length so far: where the next line starts in it.
+  let offset = 0;
+  const push = (line: string) => {
+    lines.push(line);
+    offset += line.length + 1;
+  };
+  const withheld = new Map<
+    string,
+    WithheldSecret & { pieces: WithheldSecret["pieces"][number][] }
+  >();
+  /** Where the secrets `m` (match `mi` of file `fi`) shows lie; `at(key, k)` is where its line starts in the text, if it is written there. */
+  const withhold = (
+    fi: number,
+    mi: number,
+    m: MatchOut,
+    at: (key: string, k: number) => number | undefined,
+  ) => {
+    for (const p of SECRETS_SHOWN.get(m) ?? []) {
+      const id = `${fi}:${p.id}`;
+      const secret = withheld.get(id) ?? { rule: p.rule, pieces: [] };
+      withheld.set(id, secret);
+      const field = ["files", fi, "matches", mi, p.key, ...(p.key === "text" ? [] : [p.k])];
+      secret.pieces.push({ at: { field }, start: p.start, end: p.end });
+      const lineAt = at(p.key, p.k);
+      if (lineAt !== undefined) {
+        secret.pieces.push({ at: { part: 1 }, start: lineAt + p.start, end: lineAt + p.end });
+      }
+    }
+  };
+  for (const [fi, file] of files.entries()) {
     const path = escapeControlCharacters(file.path);
     if (mode === "files_with_matches") {
-      lines.push(path);
+      push(path);
       continue;
     }
     if (mode === "count") {
-      lines.push(`${path}:${file.count}`);
+      push(`${path}:${file.count}`);
       continue;
     }
-    lines.push(path);
+    push(path);
     let shown = 0; // last line number written, so context is not repeated
-    for (const m of file.matches) {
+    for (const [mi, m] of file.matches.entries()) {
+      const written = new Map<string, number>(); // "key k" → where its text starts
+      const write = (key: string, k: number, prefix: string, line: string) => {
+        written.set(`${key} ${k}`, offset + prefix.length);
+        push(prefix + line);
+      };
       const before = m.before ?? [];
       for (let k = 0; k < before.length; k++) {
         const n = m.line - before.length + k;
-        if (n > shown) lines.push(`${n}-${before[k]}`);
+        if (n > shown) write("before", k, `${n}-`, before[k]);
       }
-      if (m.line > shown) lines.push(`${m.line}:${m.text}`);
+      if (m.line > shown) write("text", 0, `${m.line}:`, m.text);
       const after = m.after ?? [];
-      for (let k = 0; k < after.length; k++) lines.push(`${m.line + 1 + k}-${after[k]}`);
+      for (let k = 0; k < after.length; k++) write("after", k, `${m.line + 1 + k}-`, after[k]);
       shown = m.line + after.length;
+      withhold(fi, mi, m, (key, k) => written.get(`${key} ${k}`));
     }
   }
   const parts: TextPart[] = [{ text: header, untrusted: false }];
@@ -692,6 +793,7 @@ function render(r: Rendered): RawToolResult {
   return {
     kind: "ok",
     parts,
+    ...(withheld.size ? { withheld: [...withheld.values()] } : {}),
     structured: {
       output_mode: mode,
       files: files.map((f) => ({

@@ -18,8 +18,9 @@ import { PATH_LIMITS, PATH_REFUSALS } from "../access/resolve.ts";
 import { toolBudget } from "../contract/budget.ts";
 import { CONTENT_ENVELOPE_SHAPE } from "../contract/envelope.ts";
 import { ToolRefusal } from "../contract/refusal.ts";
-import type { RawToolResult } from "../contract/result.ts";
+import type { RawToolResult, WithheldSecret } from "../contract/result.ts";
 import { escapeControlCharacters } from "../contract/text.ts";
+import { diffSecrets, type WholeSides, wholeSides } from "./diff_secrets.ts";
 import type { ToolContext, ToolDefinition } from "./types.ts";
 
 /** Arguments of `git_diff`. */
@@ -237,30 +238,27 @@ async function gitDiff(args: GitDiffArgs, ctx: ToolContext): Promise<RawToolResu
   // A diff that reads the working tree would run the repository's filters.
   const overrides = comparison.readsWorkTree ? await repo.filterOverrides() : [];
   const reader = new DiffReader(statOnly ? offset : 0, statOnly ? 0 : offset, statOnly);
-  const run = await repo.run(
-    [
-      "diff",
-      "--no-ext-diff",
-      "--no-textconv",
-      "--no-color",
-      "--no-renames",
-      "--no-relative",
-      "--ignore-submodules=all",
-      "--src-prefix=a/",
-      "--dst-prefix=b/",
-      `--unified=${context}`,
-      "--numstat",
-      "-z",
-      ...(statOnly ? [] : ["--patch"]),
-      ...(comparison.cached ? ["--cached"] : []),
-      "--end-of-options",
-      ...comparison.commits,
-      "--",
-      ...(pathspec !== undefined ? [pathspec] : []),
-    ],
-    reader,
-    overrides,
-  );
+  /** git's arguments for this comparison, with `unified` lines of context. */
+  const diffArgs = (unified: number, numstat: boolean) => [
+    "diff",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--no-color",
+    "--no-renames",
+    "--no-relative",
+    "--ignore-submodules=all",
+    "--src-prefix=a/",
+    "--dst-prefix=b/",
+    `--unified=${unified}`,
+    ...(numstat ? ["--numstat", "-z"] : []),
+    ...(statOnly ? [] : ["--patch"]),
+    ...(comparison.cached ? ["--cached"] : []),
+    "--end-of-options",
+    ...comparison.commits,
+    "--",
+    ...(pathspec !== undefined ? [pathspec] : []),
+  ];
+  const run = await repo.run(diffArgs(context, true), reader, overrides);
   const atDeadline = run.killed === "deadline";
   if (
     (run.killed !== undefined && run.killed !== "enough" && !atDeadline) ||
@@ -277,6 +275,7 @@ async function gitDiff(args: GitDiffArgs, ctx: ToolContext): Promise<RawToolResu
   const notes: string[] = [];
   let text = "";
   let structuredExtra: Record<string, unknown>;
+  let withheld: WithheldSecret[] = [];
   if (statOnly) {
     const lines: string[] = [];
     const files: FileStatRecord[] = [];
@@ -298,7 +297,10 @@ async function gitDiff(args: GitDiffArgs, ctx: ToolContext): Promise<RawToolResu
   } else {
     const bytes = reader.patch.bytes(atDeadline);
     const decoder = new TextDecoder();
-    const kept: string[] = [];
+    let kept: string[] = [];
+    /** Bytes of git's output up to and including each kept line, and what each line costs. */
+    const through: number[] = [];
+    const costs: number[] = [];
     let spent = 0;
     let consumed = 0;
     let start = 0;
@@ -310,10 +312,35 @@ async function gitDiff(args: GitDiffArgs, ctx: ToolContext): Promise<RawToolResu
       if (spent + cost > budget) break;
       spent += cost;
       kept.push(line);
+      costs.push(cost);
       consumed += Math.min(end + 1, bytes.length) - start;
+      through.push(consumed);
       start = end + 1;
     }
-    if (start < bytes.length || reader.patch.capped || atDeadline) {
+    // Redaction is decided on each file's sides, and on the whole files when a hunk shows what
+    // looks like a key's body with no key around it (ADR-061).
+    let whole: WholeSides | undefined;
+    let found = diffSecrets(kept, 1);
+    if (found.suspect.length > 0 && !atDeadline) {
+      whole = await fullFiles(repo, diffArgs(FULL_CONTEXT, false), overrides);
+      found = diffSecrets(kept, 1, whole);
+    }
+    // Withholding can lengthen lines (a one-character piece becomes a marker): the page ends
+    // where the lengthened lines still fit.
+    const growth = growthByLine(kept, found.withheld);
+    let fit = 0;
+    for (let i = 0, total = 0; i < kept.length; i++, fit++) {
+      total += costs[i] + 2 * (growth[i] ?? 0);
+      if (total > budget) break;
+    }
+    if (fit < kept.length) {
+      kept = kept.slice(0, fit);
+      consumed = fit > 0 ? through[fit - 1] : 0;
+      start = consumed; // more to come
+      found = diffSecrets(kept, 1, whole);
+    }
+    withheld = found.withheld;
+    if (start < bytes.length || fit < through.length || reader.patch.capped || atDeadline) {
       truncated = true;
       next = offset + consumed;
       if (reader.patch.capped && start >= bytes.length) {
@@ -340,6 +367,7 @@ async function gitDiff(args: GitDiffArgs, ctx: ToolContext): Promise<RawToolResu
   }.`;
   return {
     kind: "ok",
+    ...(withheld.length ? { withheld } : {}),
     parts: [
       { text: header, untrusted: false },
       ...(text.length
@@ -357,6 +385,55 @@ async function gitDiff(args: GitDiffArgs, ctx: ToolContext): Promise<RawToolResu
       ...(nextCursor ? { next_cursor: nextCursor } : {}),
     },
   };
+}
+
+/** Context lines enough to show every file whole. */
+const FULL_CONTEXT = 100_000_000;
+
+/**
+ * The whole sides of the files of a full-context run of the same diff, within git's output
+ * cap; a file the cap cut is left out (a partial side would number its lines wrong).
+ */
+async function fullFiles(
+  repo: GitRepository,
+  args: string[],
+  overrides: readonly (readonly [string, string])[],
+): Promise<WholeSides> {
+  const out = new CappedOutput(GIT_OUTPUT_CAP_BYTES);
+  const run = await repo.run(args, out, overrides);
+  if (run.killed !== undefined && run.killed !== "enough") return new Map();
+  const lines = new TextDecoder().decode(out.bytes()).split("\n");
+  const sides = new Map(wholeSides(lines));
+  if (out.capped) {
+    const last = [...sides.keys()].pop();
+    if (last !== undefined) sides.delete(last);
+  }
+  return sides;
+}
+
+/** What withholding adds to each line of `lines` (joined by newlines) in one half. */
+function growthByLine(lines: readonly string[], withheld: readonly WithheldSecret[]): number[] {
+  const starts: number[] = [];
+  let at = 0;
+  for (const line of lines) {
+    starts.push(at);
+    at += line.length + 1;
+  }
+  const growth: number[] = [];
+  for (const secret of withheld) {
+    const marker = `[redacted:${secret.rule}]`.length;
+    for (const piece of secret.pieces) {
+      if (!("part" in piece.at)) continue;
+      let lo = 0, hi = starts.length - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (starts[mid] <= piece.start) lo = mid;
+        else hi = mid - 1;
+      }
+      growth[lo] = (growth[lo] ?? 0) + Math.max(0, marker - (piece.end - piece.start));
+    }
+  }
+  return growth;
 }
 
 function renderStat(file: FileStatRecord): string {

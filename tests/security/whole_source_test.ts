@@ -13,6 +13,7 @@ import type { CallToolResult } from "@modelcontextprotocol/server";
 import { shapedResultChars } from "../../src/contract/budget.ts";
 import { fakeSecret } from "../../src/secrets/rule.ts";
 import { callDirect, directContext, makeWorkspace, textOf } from "../helpers/fixtures.ts";
+import { makeRepository } from "../helpers/git_repo.ts";
 
 const KEY_LINES = Array.from({ length: 6 }, (_, i) => fakeSecret("wpem" + i, 64));
 const PEM = [
@@ -135,4 +136,90 @@ Deno.test("attack: many hits inside a key of one-character lines cannot push sea
   );
   assert.ok(shapedResultChars(result) <= ctx.limits.maxResultChars, `${shapedResultChars(result)}`);
   assert.ok(!/\n\d+[-:][QRSTUVWXYZ]\n/.test(textOf(result)), "no body line is shown");
+});
+
+const LONG_KEY = Array.from({ length: 20 }, (_, i) => fakeSecret("dpem" + i, 64));
+const LONG_PEM = [
+  "-----BEGIN OPENSSH PRIVATE KEY-----",
+  ...LONG_KEY,
+  "-----END OPENSSH PRIVATE KEY-----",
+];
+
+Deno.test("attack: git_diff of a removed private key shows none of it behind the '-' prefixes", async () => {
+  // "-MIIE…" reads to the PEM rule as a marker followed by a line that is not body: before the
+  // sides were rebuilt, a removed key's body came back whole.
+  await using repo = await makeRepository([
+    { files: { "deploy/id.txt": ["# deploy", ...PEM, "end", ""].join("\n") }, message: "add key" },
+  ]);
+  await Deno.writeTextFile(repo.path("deploy/id.txt"), "# deploy\nend\n");
+  const ctx = directContext(repo.root);
+  const result = shaped(await callDirect(ctx, "git_diff", {}));
+  assert.match(textOf(result), /^-\[redacted:private-key\]$/m);
+  assertNoPiece(result, KEY_LINES, "the removed key");
+  assert.deepEqual(redactionOf(result).rules, [{ rule: "private-key", count: 1 }]);
+  // The same key added, seen from the other side of history.
+  await repo.git(["rm", "-q", "--cached", "deploy/id.txt"]);
+  const added = shaped(await callDirect(ctx, "git_diff", { revision: "HEAD", staged: true }));
+  assertNoPiece(added, KEY_LINES, "the key as removed from the index");
+});
+
+Deno.test("attack: a git_diff hunk that shows only the middle of a key shows none of it", async () => {
+  // One body line of a 20-line key changes: with 2 lines of context the hunk holds five body
+  // lines and neither marker, so only the whole file can say they are a key.
+  const changed = [...LONG_KEY];
+  changed[9] = fakeSecret("rotated", 64);
+  const file = (body: string[]) =>
+    ["# ops keys", "", ...LONG_PEM.slice(0, 1), ...body, ...LONG_PEM.slice(-1), "", "done", ""]
+      .join("\n");
+  await using repo = await makeRepository([
+    { files: { "ops/keys.md": file(LONG_KEY) }, message: "add" },
+    { files: { "ops/keys.md": file(changed) }, message: "rotate a line" },
+  ]);
+  const ctx = directContext(repo.root);
+  for (
+    const args of [{ revision: "HEAD~1..HEAD", context_lines: 2 }, { revision: "HEAD~1..HEAD" }]
+  ) {
+    const result = shaped(await callDirect(ctx, "git_diff", args));
+    const diff = (result.structuredContent as { diff: string }).diff;
+    assert.ok(!diff.includes("BEGIN"), "the hunk holds no marker");
+    assertNoPiece(result, [...LONG_KEY, changed[9]], JSON.stringify(args));
+    assert.match(diff, /^-\[redacted:private-key\]$/m);
+    assert.match(diff, /^\+\[redacted:private-key\]$/m);
+  }
+});
+
+Deno.test("attack: a git_diff page that starts inside an added key shows none of its lines", async () => {
+  // At the smallest budget the diff takes several pages; a page that starts in the key's body
+  // has neither the key's BEGIN line nor its hunk header.
+  const filler = Array.from({ length: 150 }, (_, i) => `line ${i} ${"=".repeat(30)}`);
+  const many = Array.from({ length: 120 }, (_, i) => fakeSecret("page" + i, 64));
+  await using repo = await makeRepository([{ files: { "a.md": "start\n" }, message: "start" }]);
+  await Deno.writeTextFile(
+    repo.path("a.md"),
+    [
+      "start",
+      ...filler,
+      "-----BEGIN RSA PRIVATE KEY-----",
+      ...many,
+      "-----END RSA PRIVATE KEY-----",
+      "",
+    ]
+      .join("\n"),
+  );
+  const ctx = directContext(repo.root, { MCP_SERVER__MAX_RESULT_CHARS: "10000" });
+  let cursor: string | undefined;
+  let pages = 0;
+  do {
+    const result = shaped(
+      await callDirect(ctx, "git_diff", cursor === undefined ? {} : { cursor }),
+    );
+    assertNoPiece(result, many, `page ${pages + 1}`);
+    assert.ok(
+      shapedResultChars(result) <= 10_000,
+      `page ${pages + 1}: ${shapedResultChars(result)}`,
+    );
+    cursor = (result.structuredContent as { next_cursor?: string }).next_cursor;
+    pages++;
+  } while (cursor !== undefined && pages < 30);
+  assert.ok(pages >= 3, `${pages} pages`);
 });

@@ -1,11 +1,12 @@
 /**
- * Finding secrets in linear time: for each rule, its keywords are located
- * with `indexOf`, and its sticky pattern is tried once at each occurrence
- * (never at an occurrence inside a run of the token's own characters, see
- * `notAfter`); after a match the search resumes past it. Block rules (PEM
- * keys) follow the body once and resume after it. Overlaps go to the
- * earlier rule. The cost is O(length × rules), checked on hostile input by
- * `scripts/bench_content.ts`.
+ * Finding secrets in linear time: the keywords of all rules are located in
+ * one pass per case (an alternation over the text, another over a
+ * lowercased copy), and each rule's sticky pattern is tried once at each
+ * occurrence of one of its keywords (never at an occurrence inside a run of
+ * the token's own characters, see `notAfter`); after a match the search
+ * resumes past it. Block rules (PEM keys) follow the body once and resume
+ * after it. Overlaps go to the earlier rule. The cost is O(length × rules),
+ * checked on hostile input by `scripts/bench_content.ts`.
  *
  * @module
  */
@@ -30,8 +31,6 @@ export interface SecretSpan {
 /** A rule made ready to run: the pattern sticky, `notAfter` as a lookup table. */
 interface Prepared {
   readonly re: RegExp;
-  /** The keywords as one global alternation (lowercase when the rule ignores case). */
-  readonly keywords: RegExp;
   /** ASCII characters that may not precede a match (and so continue a run to skip). */
   readonly notAfter?: Uint8Array;
   /** ASCII characters that may not follow a match. */
@@ -61,10 +60,6 @@ function prepared(rule: PatternRule): Prepared {
     }
     ready = {
       re: new RegExp(rule.pattern.source, [...flags].join("")),
-      keywords: new RegExp(
-        rule.keywords.map((k) => escapeLiteral(rule.ignoreCase ? k.toLowerCase() : k)).join("|"),
-        "g",
-      ),
       notAfter: asciiTable(rule.notAfter),
       notBefore: asciiTable(rule.notBefore),
     };
@@ -83,6 +78,82 @@ function lowerCopy(text: string): string {
   return lower.length === text.length ? lower : text.replace(/[A-Z]+/g, (s) => s.toLowerCase());
 }
 
+/**
+ * Where the keywords of a rule set occur, found in one pass per case (not one per rule): the
+ * keywords of case-sensitive rules as one alternation over the text, those of the others,
+ * lowercased, as one over a lowercased copy. After a hit the scan resumes one character on, and
+ * every keyword starting there is checked, so overlapping keywords (`sk-`, `sk-ant-`) are all
+ * seen. The result, per rule, is the sorted list of offsets where one of its keywords starts:
+ * what scanning for that rule's keywords alone would visit.
+ */
+interface KeywordScan {
+  readonly exact: RegExp | undefined;
+  readonly folded: RegExp | undefined;
+  /** Keyword → the indexes (in the rule set) of the pattern rules it starts. */
+  readonly exactRules: Map<string, number[]>;
+  readonly foldedRules: Map<string, number[]>;
+  /** First character → the keywords starting with it. */
+  readonly exactByFirst: Map<string, string[]>;
+  readonly foldedByFirst: Map<string, string[]>;
+}
+
+const SCANS = new WeakMap<readonly SecretRule[], KeywordScan>();
+
+function keywordScan(rules: readonly SecretRule[]): KeywordScan {
+  let scan = SCANS.get(rules);
+  if (scan) return scan;
+  const exactRules = new Map<string, number[]>(), foldedRules = new Map<string, number[]>();
+  rules.forEach((rule, i) => {
+    if (isBlockRule(rule)) return;
+    for (const k of rule.keywords) {
+      const [map, key] = rule.ignoreCase ? [foldedRules, k.toLowerCase()] : [exactRules, k];
+      map.set(key, [...(map.get(key) ?? []), i]);
+    }
+  });
+  const byFirst = (map: Map<string, number[]>) => {
+    const out = new Map<string, string[]>();
+    for (const k of map.keys()) out.set(k[0], [...(out.get(k[0]) ?? []), k]);
+    return out;
+  };
+  const alternation = (map: Map<string, number[]>) =>
+    map.size === 0
+      ? undefined
+      : new RegExp([...map.keys()].map((k) => escapeLiteral(k)).join("|"), "g");
+  scan = {
+    exact: alternation(exactRules),
+    folded: alternation(foldedRules),
+    exactRules,
+    foldedRules,
+    exactByFirst: byFirst(exactRules),
+    foldedByFirst: byFirst(foldedRules),
+  };
+  SCANS.set(rules, scan);
+  return scan;
+}
+
+/** Per rule index, the offsets in `hay` where one of its keywords starts (see {@linkcode KeywordScan}). */
+function keywordHits(
+  hay: string,
+  re: RegExp | undefined,
+  byFirst: Map<string, string[]>,
+  rulesOf: Map<string, number[]>,
+  hits: number[][],
+): void {
+  if (!re) return;
+  re.lastIndex = 0;
+  for (let m = re.exec(hay); m; m = re.exec(hay)) {
+    const k = m.index;
+    for (const keyword of byFirst.get(hay[k]) ?? []) {
+      if (!hay.startsWith(keyword, k)) continue;
+      for (const rule of rulesOf.get(keyword)!) {
+        const list = hits[rule];
+        if (list[list.length - 1] !== k) list.push(k);
+      }
+    }
+    re.lastIndex = k + 1;
+  }
+}
+
 /** Every secret in `text`, sorted by position, none overlapping. */
 export function findSecrets(
   text: string,
@@ -91,6 +162,13 @@ export function findSecrets(
   const found: SecretSpan[] = [];
   let occupied: Uint8Array | undefined;
   let lower: string | undefined;
+  const scan = keywordScan(rules);
+  const hits: number[][] = rules.map(() => []);
+  keywordHits(text, scan.exact, scan.exactByFirst, scan.exactRules, hits);
+  if (scan.folded) {
+    lower = lowerCopy(text);
+    keywordHits(lower, scan.folded, scan.foldedByFirst, scan.foldedRules, hits);
+  }
   const claim = (start: number, end: number, rule: string) => {
     if (end <= start) return;
     occupied ??= new Uint8Array(text.length);
@@ -98,14 +176,10 @@ export function findSecrets(
     occupied.fill(1, start, end);
     found.push({ start, end, rule });
   };
-  for (const rule of rules) {
-    if (isBlockRule(rule)) {
-      findBlocks(rule, text, claim);
-      continue;
-    }
-    const hay = rule.ignoreCase ? (lower ??= lowerCopy(text)) : text;
-    findPattern(rule, text, hay, claim);
-  }
+  rules.forEach((rule, i) => {
+    if (isBlockRule(rule)) findBlocks(rule, text, claim);
+    else if (hits[i].length > 0) findPattern(rule, text, hits[i], claim);
+  });
   return found.sort((a, b) => a.start - b.start);
 }
 
@@ -115,14 +189,15 @@ function continuesRun(table: Uint8Array, c: number): boolean {
 
 type Claim = (start: number, end: number, rule: string) => void;
 
-function findPattern(rule: PatternRule, text: string, hay: string, claim: Claim): void {
-  const { re, keywords, notAfter, notBefore } = prepared(rule);
+/** Tries `rule` at its keyword offsets `hits` (sorted), as a scan for its keywords from `pos` would. */
+function findPattern(rule: PatternRule, text: string, hits: readonly number[], claim: Claim): void {
+  const { re, notAfter, notBefore } = prepared(rule);
   let pos = 0;
+  let h = 0;
   for (;;) {
-    keywords.lastIndex = pos;
-    const hit = keywords.exec(hay);
-    if (!hit) return;
-    const k = hit.index;
+    while (h < hits.length && hits[h] < pos) h++;
+    if (h === hits.length) return;
+    const k = hits[h];
     if (notAfter && k > 0 && continuesRun(notAfter, text.charCodeAt(k - 1))) {
       // Inside a run of the token's own characters: no match can start anywhere in this
       // run, so skip to its end (each run is scanned once, whatever a flood holds).

@@ -1,8 +1,8 @@
 /**
- * Finding secrets in linear time: the keywords of all rules are located in
- * one pass per case (an alternation over the text, another over a
- * lowercased copy), and each rule's sticky pattern is tried once at each
- * occurrence of one of its keywords (never at an occurrence inside a run of
+ * Finding secrets in linear time: one pass per case (over the text, and
+ * over a lowercased copy) finds which rules' keywords occur at all and
+ * where first; each of those rules' sticky pattern is then tried once at
+ * each occurrence of one of its keywords (never at an occurrence inside a run of
  * the token's own characters, see `notAfter`); after a match the search
  * resumes past it. Block rules (PEM keys) follow the body once and resume
  * after it. Overlaps go to the earlier rule. The cost is O(length × rules),
@@ -31,6 +31,8 @@ export interface SecretSpan {
 /** A rule made ready to run: the pattern sticky, `notAfter` as a lookup table. */
 interface Prepared {
   readonly re: RegExp;
+  /** The keywords as one global alternation (lowercase when the rule ignores case). */
+  readonly keywords: RegExp;
   /** ASCII characters that may not precede a match (and so continue a run to skip). */
   readonly notAfter?: Uint8Array;
   /** ASCII characters that may not follow a match. */
@@ -60,6 +62,10 @@ function prepared(rule: PatternRule): Prepared {
     }
     ready = {
       re: new RegExp(rule.pattern.source, [...flags].join("")),
+      keywords: new RegExp(
+        rule.keywords.map((k) => escapeLiteral(rule.ignoreCase ? k.toLowerCase() : k)).join("|"),
+        "g",
+      ),
       notAfter: asciiTable(rule.notAfter),
       notBefore: asciiTable(rule.notBefore),
     };
@@ -79,79 +85,69 @@ function lowerCopy(text: string): string {
 }
 
 /**
- * Where the keywords of a rule set occur, found in one pass per case (not one per rule): the
- * keywords of case-sensitive rules as one alternation over the text, those of the others,
- * lowercased, as one over a lowercased copy. After a hit the scan resumes one character on, and
- * every keyword starting there is checked, so overlapping keywords (`sk-`, `sk-ant-`) are all
- * seen. The result, per rule, is the sorted list of offsets where one of its keywords starts:
- * what scanning for that rule's keywords alone would visit.
+ * Where each rule's keywords first occur, found in one pass over the text and one over its
+ * lowercased copy for all rules together, instead of one pass per rule: on ordinary code most
+ * rules' keywords never occur, and their scans were nearly all of redaction's cost. The pass
+ * is one alternation of the keywords not seen yet; at each hit every keyword starting there is
+ * noted (so `sk-` and `sk-ant-` at one offset are both seen) and dropped from the alternation,
+ * which is rebuilt and resumed one character on, so the text is read once whatever a flood
+ * repeats. A rule is then scanned from its first keyword, as before.
  */
-interface KeywordScan {
-  readonly exact: RegExp | undefined;
-  readonly folded: RegExp | undefined;
-  /** Keyword → the indexes (in the rule set) of the pattern rules it starts. */
-  readonly exactRules: Map<string, number[]>;
-  readonly foldedRules: Map<string, number[]>;
-  /** First character → the keywords starting with it. */
-  readonly exactByFirst: Map<string, string[]>;
-  readonly foldedByFirst: Map<string, string[]>;
-}
-
-const SCANS = new WeakMap<readonly SecretRule[], KeywordScan>();
-
-function keywordScan(rules: readonly SecretRule[]): KeywordScan {
-  let scan = SCANS.get(rules);
-  if (scan) return scan;
-  const exactRules = new Map<string, number[]>(), foldedRules = new Map<string, number[]>();
-  rules.forEach((rule, i) => {
-    if (isBlockRule(rule)) return;
-    for (const k of rule.keywords) {
-      const [map, key] = rule.ignoreCase ? [foldedRules, k.toLowerCase()] : [exactRules, k];
-      map.set(key, [...(map.get(key) ?? []), i]);
-    }
-  });
-  const byFirst = (map: Map<string, number[]>) => {
-    const out = new Map<string, string[]>();
-    for (const k of map.keys()) out.set(k[0], [...(out.get(k[0]) ?? []), k]);
-    return out;
-  };
-  const alternation = (map: Map<string, number[]>) =>
-    map.size === 0
-      ? undefined
-      : new RegExp([...map.keys()].map((k) => escapeLiteral(k)).join("|"), "g");
-  scan = {
-    exact: alternation(exactRules),
-    folded: alternation(foldedRules),
-    exactRules,
-    foldedRules,
-    exactByFirst: byFirst(exactRules),
-    foldedByFirst: byFirst(foldedRules),
-  };
-  SCANS.set(rules, scan);
-  return scan;
-}
-
-/** Per rule index, the offsets in `hay` where one of its keywords starts (see {@linkcode KeywordScan}). */
-function keywordHits(
+function firstHits(
   hay: string,
-  re: RegExp | undefined,
-  byFirst: Map<string, string[]>,
-  rulesOf: Map<string, number[]>,
-  hits: number[][],
+  keywords: ReadonlyMap<string, readonly number[]>,
+  first: number[],
 ): void {
-  if (!re) return;
-  re.lastIndex = 0;
-  for (let m = re.exec(hay); m; m = re.exec(hay)) {
-    const k = m.index;
-    for (const keyword of byFirst.get(hay[k]) ?? []) {
-      if (!hay.startsWith(keyword, k)) continue;
-      for (const rule of rulesOf.get(keyword)!) {
-        const list = hits[rule];
-        if (list[list.length - 1] !== k) list.push(k);
+  const left = new Map(keywords);
+  let pos = 0;
+  while (left.size > 0) {
+    const re = alternationOf([...left.keys()]);
+    re.lastIndex = pos;
+    const m = re.exec(hay);
+    if (!m) return;
+    for (const [keyword, rules] of left) {
+      if (!hay.startsWith(keyword, m.index)) continue;
+      for (const rule of rules) first[rule] = Math.min(first[rule], m.index);
+      left.delete(keyword);
+    }
+    pos = m.index + 1;
+  }
+}
+
+/** Alternations of keyword sets, compiled once each (the sets a text's hits leave are few). */
+const ALTERNATIONS = new Map<string, RegExp>();
+
+function alternationOf(keywords: readonly string[]): RegExp {
+  const key = keywords.join("\0");
+  let re = ALTERNATIONS.get(key);
+  if (!re) {
+    if (ALTERNATIONS.size >= 512) ALTERNATIONS.clear();
+    re = new RegExp(keywords.map(escapeLiteral).join("|"), "g");
+    ALTERNATIONS.set(key, re);
+  }
+  return re;
+}
+
+/** The keywords of a rule set, by case, each with the indexes of the pattern rules it starts. */
+const KEYWORDS = new WeakMap<
+  readonly SecretRule[],
+  { exact: Map<string, number[]>; folded: Map<string, number[]> }
+>();
+
+function keywordsOf(rules: readonly SecretRule[]) {
+  let ready = KEYWORDS.get(rules);
+  if (!ready) {
+    ready = { exact: new Map(), folded: new Map() };
+    for (const [i, rule] of rules.entries()) {
+      if (isBlockRule(rule)) continue;
+      for (const k of rule.keywords) {
+        const [map, key] = rule.ignoreCase ? [ready.folded, k.toLowerCase()] : [ready.exact, k];
+        map.set(key, [...(map.get(key) ?? []), i]);
       }
     }
-    re.lastIndex = k + 1;
+    KEYWORDS.set(rules, ready);
   }
+  return ready;
 }
 
 /** Every secret in `text`, sorted by position, none overlapping. */
@@ -162,12 +158,12 @@ export function findSecrets(
   const found: SecretSpan[] = [];
   let occupied: Uint8Array | undefined;
   let lower: string | undefined;
-  const scan = keywordScan(rules);
-  const hits: number[][] = rules.map(() => []);
-  keywordHits(text, scan.exact, scan.exactByFirst, scan.exactRules, hits);
-  if (scan.folded) {
+  const keywords = keywordsOf(rules);
+  const first = rules.map(() => Infinity);
+  firstHits(text, keywords.exact, first);
+  if (keywords.folded.size > 0) {
     lower = lowerCopy(text);
-    keywordHits(lower, scan.folded, scan.foldedByFirst, scan.foldedRules, hits);
+    firstHits(lower, keywords.folded, first);
   }
   const claim = (start: number, end: number, rule: string) => {
     if (end <= start) return;
@@ -178,7 +174,9 @@ export function findSecrets(
   };
   rules.forEach((rule, i) => {
     if (isBlockRule(rule)) findBlocks(rule, text, claim);
-    else if (hits[i].length > 0) findPattern(rule, text, hits[i], claim);
+    else if (first[i] !== Infinity) {
+      findPattern(rule, text, rule.ignoreCase ? lower! : text, first[i], claim);
+    }
   });
   return found.sort((a, b) => a.start - b.start);
 }
@@ -189,15 +187,20 @@ function continuesRun(table: Uint8Array, c: number): boolean {
 
 type Claim = (start: number, end: number, rule: string) => void;
 
-/** Tries `rule` at its keyword offsets `hits` (sorted), as a scan for its keywords from `pos` would. */
-function findPattern(rule: PatternRule, text: string, hits: readonly number[], claim: Claim): void {
-  const { re, notAfter, notBefore } = prepared(rule);
-  let pos = 0;
-  let h = 0;
+function findPattern(
+  rule: PatternRule,
+  text: string,
+  hay: string,
+  from: number,
+  claim: Claim,
+): void {
+  const { re, keywords, notAfter, notBefore } = prepared(rule);
+  let pos = from;
   for (;;) {
-    while (h < hits.length && hits[h] < pos) h++;
-    if (h === hits.length) return;
-    const k = hits[h];
+    keywords.lastIndex = pos;
+    const hit = keywords.exec(hay);
+    if (!hit) return;
+    const k = hit.index;
     if (notAfter && k > 0 && continuesRun(notAfter, text.charCodeAt(k - 1))) {
       // Inside a run of the token's own characters: no match can start anywhere in this
       // run, so skip to its end (each run is scanned once, whatever a flood holds).

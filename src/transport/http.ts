@@ -198,7 +198,7 @@ export function createHttpHandler(options: HttpServeOptions): HttpHandler {
       note({ outcome: "error", errorCode: -32603 });
       return jsonRpcError(500, -32603, "Internal error", {}, message.id);
     }
-    return await finishResponse(response, release, note);
+    return await finishResponse(response, release, note, () => abort.abort());
   };
 
   const route = async (
@@ -379,12 +379,14 @@ export function inspectAnswer(text: string): { outcome: string; errorCode?: stri
  * Adds what every SDK answer needs from us (`X-Accel-Buffering: no` on SSE,
  * so a proxy streams it), records its outcome, and calls `release` when the
  * answer is over: once a JSON body is read, or when an SSE stream ends or
- * the client goes away.
+ * the client goes away — which also aborts the exchange, so the call's
+ * stop flag is raised.
  */
 async function finishResponse(
   response: Response,
   release: () => void,
   note: (fields: Partial<RequestRecord> & { ended?: Promise<void> }) => void,
+  cancelled: () => void,
 ): Promise<Response> {
   const headers = new Headers(response.headers);
   if (!isEventStream(response) || response.body === null) {
@@ -417,6 +419,8 @@ async function finishResponse(
       } else controller.enqueue(next.value);
     },
     cancel(reason) {
+      // The client closed the stream: its call is asked to stop (cooperative stop flag).
+      cancelled();
       once();
       return reader.cancel(reason);
     },

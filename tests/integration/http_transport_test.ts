@@ -487,3 +487,28 @@ Deno.test("http: an answer that streams (progress) is SSE with X-Accel-Buffering
     assert.equal(handler.inFlight, 0);
   }
 });
+
+Deno.test("http: a client that cancels an SSE answer aborts its call (the signal the sandbox's stop flag follows)", async () => {
+  await using r = await rig({}, new URL("../security/fixtures/hang_worker.ts", import.meta.url));
+  const call = r.server.dispatcher.call.bind(r.server.dispatcher);
+  const signals: AbortSignal[] = [];
+  r.server.dispatcher.call = (name, args, options) => {
+    if (options?.signal) signals.push(options.signal);
+    return call(name, args, options);
+  };
+  const response = await r.handler.fetch(
+    toolCall(URL_MCP, 1, "read_file", { path: "progress" }, {
+      headers: { Host: "localhost" },
+      meta: { progressToken: "p1" },
+    }),
+  );
+  assert.match(response.headers.get("content-type") ?? "", /^text\/event-stream/);
+  const reader = response.body!.getReader();
+  const first = new TextDecoder().decode((await reader.read()).value);
+  assert.match(first, /notifications\/progress/);
+  assert.equal(signals.length, 1);
+  assert.equal(signals[0].aborted, false);
+  await reader.cancel();
+  assert.equal(signals[0].aborted, true, "closing the stream did not abort the call");
+  assert.equal(r.handler.inFlight, 0);
+});

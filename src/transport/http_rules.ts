@@ -1,6 +1,8 @@
 /**
  * The JSON-RPC rules HTTP mode applies before the SDK sees a body, for what
- * the SDK leaves open or cannot tell us: a batch (an array) is refused
+ * the SDK leaves open or cannot tell us: a body that is not UTF-8 is -32700
+ * (the SDK decodes it leniently, replacement characters and all, and would
+ * serve it); a batch (an array) is refused
  * outright, in either era (the SDK refuses modern batches but serves 2025-era
  * ones, and one HTTP answer per message is what our limits and logs count);
  * and the message is classified (method, id, tool, arguments) for the call
@@ -51,9 +53,20 @@ const cut = (text: string) => text.length > 100 ? text.slice(0, 100) : text;
 
 /** Classifies `bytes`; refuses a batch. An unparseable body passes (the SDK answers -32700). */
 export function checkMessage(_headers: Headers, bytes: Uint8Array): MessageCheck {
+  let text: string;
+  try {
+    text = decoder.decode(bytes);
+  } catch {
+    // JSON text is UTF-8 (RFC 8259); the SDK would decode it leniently and go on.
+    return {
+      ok: false,
+      code: "invalid_utf8",
+      response: jsonRpcError(400, -32700, "Parse error: the body is not valid UTF-8."),
+    };
+  }
   let value: unknown;
   try {
-    value = JSON.parse(decoder.decode(bytes));
+    value = JSON.parse(text);
   } catch {
     return { ok: true, message: {} };
   }

@@ -11,6 +11,7 @@ import assert from "node:assert/strict";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as StreamableHTTPClientTransportV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { fakeSecret } from "../../src/secrets/rule.ts";
 import { makeWorkspace } from "../helpers/fixtures.ts";
 import { modernBody, modernHeaders, startHttpChild, toolCall } from "../helpers/http.ts";
 import { checkToolCalls, limitsFor } from "./support.ts";
@@ -314,4 +315,36 @@ Deno.test("http e2e: production refuses HTTP without a token; a non-loopback bin
   );
   await using child = await startHttpChild(ws.root, { args: ["--host", "0.0.0.0"] });
   assert.match(child.stderr(), /non-loopback address 0\.0\.0\.0 without a bearer token/);
+});
+
+Deno.test("attack: request records never carry a secret — not a token-shaped argument, not the bearer token, not file text", async () => {
+  const github = "ghp_" + fakeSecret("http-log-gh", 36);
+  await using ws = await makeWorkspace({ "notes.txt": `file-text-marker-41c9 ${github}\n` });
+  const env = {
+    MCP_LOG__LEVEL: "debug",
+    MCP_LOG__ARGUMENTS: "values",
+    MCP_HTTP__BEARER_TOKEN: TOKEN,
+  };
+  await using child = await startHttpChild(ws.root, { env });
+  const auth = { Authorization: `Bearer ${TOKEN}` };
+  for (const args of [{ path: "notes.txt" }, { path: `${github}.txt` }]) {
+    const response = await fetch(toolCall(child.url, 1, "read_file", args, { headers: auth }));
+    assert.equal(response.status, 200);
+    await response.body?.cancel();
+  }
+  const wrong = await fetch(
+    toolCall(child.url, 2, "read_file", { path: "notes.txt" }, {
+      headers: { Authorization: `Bearer ${TOKEN}-wrong` },
+    }),
+  );
+  assert.equal(wrong.status, 401);
+  await wrong.body?.cancel();
+  const log = child.stderr();
+  const records = log.split("\n").filter((l) => l.includes('"event":"request"'));
+  assert.equal(records.length, 3, log);
+  // Values are logged as configured, with the secret replaced.
+  assert.match(records[1], /"path":"\[redacted:[^\]]+\]\.txt"/, records[1]);
+  for (const secret of [github, TOKEN, "file-text-marker-41c9"]) {
+    assert.ok(!log.includes(secret), `the log holds ${secret.slice(0, 12)}…`);
+  }
 });

@@ -68,9 +68,18 @@ const KNOWN_METHODS = [
 /** How long a `/readyz` probe of the tool worker may take before it counts as not ready. */
 export const READINESS_TIMEOUT_MS = 5000;
 
-/** The `/readyz` checks: git found at start, and a listing of the root through a tool worker. */
+/** How long one `/readyz` answer is reused, so unauthenticated probes cannot load the workers. */
+export const READINESS_REUSE_MS = 1000;
+
+/**
+ * The `/readyz` checks: git found at start, and a listing of the root
+ * through a tool worker. Probes at the same time share one listing, and an
+ * answer is reused for {@linkcode READINESS_REUSE_MS}: `/readyz` needs no
+ * token, so a flood of it must not become a flood of tool calls.
+ */
 export function readinessProbe(server: DevServer, gitFound: boolean): () => Promise<Readiness> {
-  return async () => {
+  let last: { at: number; answer: Promise<Readiness> } | undefined;
+  const probe = async (): Promise<Readiness> => {
     const listing = server.dispatcher.call("list_directory", {})
       .then((result) => result.isError !== true)
       .catch(() => false);
@@ -78,6 +87,18 @@ export function readinessProbe(server: DevServer, gitFound: boolean): () => Prom
     const workspace = answer === true;
     const checks = { workspace_readable: workspace, tool_worker: answer !== LATE, git: gitFound };
     return { ready: Object.values(checks).every(Boolean), checks };
+  };
+  return () => {
+    const now = performance.now();
+    if (last === undefined || now - last.at > READINESS_REUSE_MS) {
+      const answer = probe();
+      last = { at: now, answer };
+      // Reuse from when the answer is known, not from when it was asked.
+      answer.then(() => {
+        if (last?.answer === answer) last.at = performance.now();
+      });
+    }
+    return last.answer;
   };
 }
 

@@ -82,11 +82,13 @@ export async function runDoctor(args: ParsedArgs): Promise<number> {
     } else {
       ok("sandbox: tool worker started with read=[workspace], run=[git], nothing else");
     }
-    const held = (["read", "run", "net", "env", "write"] as const).filter((n) =>
-      main[n] === "granted"
-    );
+    // HTTP mode keeps net to listen; everything else is dropped in either mode.
+    const dropped = config.transport === "http"
+      ? (["read", "run", "env", "write"] as const)
+      : (["read", "run", "net", "env", "write"] as const);
+    const held = dropped.filter((n) => main[n] === "granted");
     if (held.length === 0) {
-      ok("permission layer active: the main thread holds no read, run, net, env or write");
+      ok(`permission layer active: the main thread holds no ${dropped.join(", ")}`);
     } else {
       healthy = false;
       bad(`permission layer: the main thread still holds ${held.join(", ")}`);

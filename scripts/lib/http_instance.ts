@@ -1,0 +1,137 @@
+/**
+ * One devserver HTTP instance as its own process, for the load-balancer
+ * check (`deno task lb:check`) and the HTTP benchmark: started over a
+ * workspace, on a free loopback port, optionally with a shared cursor key
+ * file; ready when it prints `listening on http://…` on stderr.
+ *
+ * The program started is {@linkcode httpInstanceCommand}'s choice: the real
+ * `devserver serve --transport http` when this tree has that transport, the
+ * stand-in (`scripts/lib/http_stand_in.ts`) until then.
+ *
+ * @module
+ */
+
+import { childEnv, REPO_ROOT, serveArgs } from "./program.ts";
+
+/** A running instance. */
+export interface HttpInstance extends AsyncDisposable {
+  /** The MCP endpoint, `http://127.0.0.1:PORT/mcp`. */
+  readonly url: string;
+  readonly pid: number;
+  /** Which program it is: "devserver serve --transport http" or the stand-in. */
+  readonly program: string;
+  /** What it wrote on stderr so far. */
+  stderr(): string;
+  /** SIGTERM, then wait for exit. */
+  close(): Promise<void>;
+}
+
+/** True when `devserver serve` in this tree takes `--transport http`. */
+export function hasHttpTransport(): boolean {
+  try {
+    return Deno.statSync(`${REPO_ROOT}/src/transport/http.ts`).isFile;
+  } catch {
+    return false;
+  }
+}
+
+/** The `deno` arguments that serve `root` over HTTP on port 0. */
+export function httpInstanceCommand(root: string): { args: string[]; program: string } {
+  if (hasHttpTransport()) {
+    return {
+      args: [...serveArgs(root), "--transport", "http", "--host", "127.0.0.1", "--port", "0"],
+      program: "devserver serve --transport http",
+    };
+  }
+  return {
+    args: [
+      "run",
+      "-q",
+      "--no-prompt",
+      "--frozen",
+      "-A",
+      "--config",
+      `${REPO_ROOT}/deno.json`,
+      `${REPO_ROOT}/scripts/lib/http_stand_in.ts`,
+      "--workspace",
+      root,
+    ],
+    program: "stand-in (createMcpHandler over the server factory)",
+  };
+}
+
+const LISTENING = /listening on (http:\/\/[^\s"]+)/;
+
+/**
+ * Starts an instance over `root`; `env` is added to its environment (e.g.
+ * `MCP_SERVER__CURSOR_KEY_FILE`). Resolves once it listens, or throws with
+ * its stderr if it exits or takes longer than `timeoutMs`.
+ */
+export async function startHttpInstance(
+  root: string,
+  env: Record<string, string> = {},
+  timeoutMs = 60_000,
+): Promise<HttpInstance> {
+  const { args, program } = httpInstanceCommand(root);
+  const child = new Deno.Command(Deno.execPath(), {
+    args,
+    cwd: root,
+    env: childEnv(env),
+    clearEnv: true,
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  let text = "";
+  const found = Promise.withResolvers<string>();
+  const drained = (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of child.stderr) {
+      text += decoder.decode(chunk, { stream: true });
+      const match = LISTENING.exec(text);
+      if (match) found.resolve(match[1]);
+    }
+    found.reject(new Error(`${program} exited before listening:\n${text}`));
+  })();
+  const timer = setTimeout(
+    () => found.reject(new Error(`${program} did not listen within ${timeoutMs} ms:\n${text}`)),
+    timeoutMs,
+  );
+  let url: string;
+  try {
+    url = await found.promise;
+  } catch (error) {
+    try {
+      child.kill("SIGKILL");
+    } catch { /* gone */ }
+    await child.status;
+    await drained;
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+  if (!url.endsWith("/mcp")) url = url.replace(/\/?$/, "/mcp");
+  let closed: Promise<void> | undefined;
+  const close = () =>
+    closed ??= (async () => {
+      try {
+        child.kill("SIGTERM");
+      } catch { /* gone */ }
+      const kill = setTimeout(() => {
+        try {
+          child.kill("SIGKILL");
+        } catch { /* gone */ }
+      }, 10_000);
+      await child.status;
+      clearTimeout(kill);
+      await drained;
+    })();
+  return {
+    url,
+    pid: child.pid,
+    program,
+    stderr: () => text,
+    close,
+    [Symbol.asyncDispose]: close,
+  };
+}

@@ -11,6 +11,7 @@
  * @module
  */
 
+import { metadataHeaders } from "../../src/conform/http.ts";
 import { childEnv, REPO_ROOT, serveArgs } from "./program.ts";
 
 /** A running instance. */
@@ -67,15 +68,29 @@ const LISTENING = /listening on (http:\/\/[^\s"]+)/;
  * `MCP_SERVER__CURSOR_KEY_FILE`). Resolves once it listens, or throws with
  * its stderr if it exits or takes longer than `timeoutMs`.
  */
-export async function startHttpInstance(
+export function startHttpInstance(
   root: string,
   env: Record<string, string> = {},
   timeoutMs = 60_000,
 ): Promise<HttpInstance> {
   const { args, program } = httpInstanceCommand(root);
+  return startListening(args, program, env, root, timeoutMs);
+}
+
+/**
+ * Starts `deno ARGS` (cwd `cwd`, the child environment plus `env`) and
+ * resolves once it prints `listening on http://…` on stderr.
+ */
+export async function startListening(
+  args: string[],
+  program: string,
+  env: Record<string, string> = {},
+  cwd = REPO_ROOT,
+  timeoutMs = 60_000,
+): Promise<HttpInstance> {
   const child = new Deno.Command(Deno.execPath(), {
     args,
-    cwd: root,
+    cwd,
     env: childEnv(env),
     clearEnv: true,
     stdin: "null",
@@ -134,4 +149,22 @@ export async function startHttpInstance(
     close,
     [Symbol.asyncDispose]: close,
   };
+}
+
+/** POSTs one JSON-RPC message with the headers its body implies (2026-07-28). */
+export function postMcp(
+  url: string,
+  message: Record<string, unknown>,
+  timeoutMs = 60_000,
+): Promise<Response> {
+  return fetch(url, {
+    method: "POST",
+    headers: {
+      "Content-Type": "application/json",
+      Accept: "application/json, text/event-stream",
+      ...metadataHeaders(message),
+    },
+    body: JSON.stringify(message),
+    signal: AbortSignal.timeout(timeoutMs),
+  });
 }

@@ -50,12 +50,28 @@ const http = Deno.serve(
       console.error(`devserver stand-in: listening on http://${hostname}:${port}/mcp`),
   },
   (request) => {
+    // The DNS-rebinding defence the real transport puts first: loopback names only.
+    const refused = refuseForeign(request);
+    if (refused) return refused;
     const path = new URL(request.url).pathname;
     if (path === "/healthz") return new Response("ok\n");
     if (path !== "/mcp") return new Response("Not Found", { status: 404 });
     return handler.fetch(request);
   },
 );
+function refuseForeign(request: Request): Response | undefined {
+  const local = (host: string) => /^(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/i.test(host);
+  const host = request.headers.get("host") ?? "";
+  const origin = request.headers.get("origin");
+  let originHost = "";
+  try {
+    originHost = origin === null ? "" : new URL(origin).host;
+  } catch { /* refused below */ }
+  const what = !local(host) ? "Host" : origin !== null && !local(originHost) ? "Origin" : undefined;
+  if (what === undefined) return undefined;
+  return Response.json({ error: `${what} not allowed` }, { status: 403 });
+}
+
 const stop = async () => {
   await http.shutdown();
   sandbox.close();

@@ -10,10 +10,9 @@
  */
 
 import { join } from "node:path";
-import { metadataHeaders } from "../../src/conform/http.ts";
 import { git } from "../../tests/helpers/git_repo.ts";
 import { MODERN_PROTOCOL_VERSION, PROTOCOL_VERSION_META_KEY } from "../../src/version.ts";
-import { type HttpInstance, startHttpInstance } from "./http_instance.ts";
+import { type HttpInstance, postMcp, startHttpInstance } from "./http_instance.ts";
 import { startNginx } from "./nginx.ts";
 
 /** What a run found. */
@@ -161,16 +160,7 @@ async function send(
 }
 
 async function fetchWithUpstream(url: string, message: Record<string, unknown>): Promise<Answer> {
-  const response = await fetch(url, {
-    method: "POST",
-    headers: {
-      "Content-Type": "application/json",
-      Accept: "application/json, text/event-stream",
-      ...metadataHeaders(message),
-    },
-    body: JSON.stringify(message),
-    signal: AbortSignal.timeout(60_000),
-  });
+  const response = await postMcp(url, message);
   const upstream = response.headers.get("x-upstream") ?? "direct";
   const text = await response.text();
   const contentType = response.headers.get("content-type") ?? "";

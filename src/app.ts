@@ -57,11 +57,16 @@ export interface DevServer {
   readonly dispatcher: ToolDispatcher;
   /** The SDK factory for `serveStdio` / `createMcpHandler`. */
   readonly factory: McpServerFactory;
+  /** Whether git was found at start (the git tools need it; `/readyz` reports it). */
+  readonly gitFound: boolean;
   /** Stops the sandbox's workers. */
   close(): void;
 }
 
-/** The sandbox settings a configuration implies (with a fresh cursor key). */
+/**
+ * The sandbox settings a configuration implies: the cursor key is the one
+ * read from `MCP_SERVER__CURSOR_KEY_FILE`, or a fresh random one.
+ */
 export function sandboxSettings(config: Config): SandboxSettings {
   return {
     root: config.workspaceRoot,
@@ -81,7 +86,7 @@ export function sandboxSettings(config: Config): SandboxSettings {
       maxWalkFiles: config.searchMaxFiles,
       maxWalkBytes: config.searchMaxBytes,
     },
-    cursorKey: crypto.getRandomValues(new Uint8Array(32)),
+    cursorKey: config.cursorKey ?? crypto.getRandomValues(new Uint8Array(32)),
     gitBinary: locateGit(Deno.env.get("PATH") ?? "", config.workspaceRoot),
     timeoutMs: config.toolTimeoutMs,
     stopGraceMs: STOP_GRACE_MS,
@@ -100,7 +105,8 @@ export function createDevServer(
   config: Config,
   options: Partial<SandboxOptions> = {},
 ): DevServer {
-  const sandbox = startSandbox(sandboxSettings(config), {
+  const settings = sandboxSettings(config);
+  const sandbox = startSandbox(settings, {
     toolWorkerUrl: options.toolWorkerUrl ?? TOOL_WORKER_URL,
   });
   const dispatcher = new ToolDispatcher(sandbox, { redactSecrets: config.redactSecrets });
@@ -109,6 +115,7 @@ export function createDevServer(
     sandbox,
     dispatcher,
     factory: createServerFactory(dispatcher),
+    gitFound: settings.gitBinary !== null,
     close: () => sandbox.close(),
   };
 }

@@ -24,6 +24,8 @@ export interface CommandSyntax {
 /** An option that only some commands take. */
 export type CommandOption =
   | "transport"
+  | "host"
+  | "port"
   | "json"
   | "stdio"
   | "http"
@@ -35,6 +37,8 @@ export type CommandOption =
 
 const COMMAND_OPTIONS: readonly CommandOption[] = [
   "transport",
+  "host",
+  "port",
   "json",
   "stdio",
   "http",
@@ -54,6 +58,10 @@ export interface ParsedArgs {
   /** The directory relative paths resolve against (`deno task` passes the caller's). */
   cwd?: string;
   transport?: string;
+  /** `serve --host H`: the address HTTP mode listens on. */
+  host?: string;
+  /** `serve --port P`: the port HTTP mode listens on (0: any free one). */
+  port?: string;
   json: boolean;
   help: boolean;
   /** `conform --stdio "CMD ARGS…"`: the command line as one string (split like a shell). */
@@ -94,6 +102,8 @@ export function parseCommandLine(argv: string[], commands: readonly CommandSynta
         workspace: { type: "string", short: "w" },
         cwd: { type: "string" },
         transport: { type: "string" },
+        host: { type: "string" },
+        port: { type: "string" },
         json: { type: "boolean" },
         stdio: { type: "string" },
         http: { type: "string" },
@@ -137,6 +147,8 @@ export function parseCommandLine(argv: string[], commands: readonly CommandSynta
     workspace: values.workspace,
     cwd: values.cwd,
     transport: values.transport,
+    host: values.host,
+    port: values.port,
     json: values.json ?? false,
     stdio: stdioArgv === undefined ? values.stdio : undefined,
     stdioArgv,

@@ -45,15 +45,20 @@ export const COMMAND_TABLE: readonly CommandSpec[] = [
   {
     name: "serve",
     synopsis: "",
-    summary: "Serve MCP to one client over stdio (the editor starts this).",
-    help: `Usage: devserver [--workspace DIR] serve [--transport stdio]
+    summary: "Serve MCP over stdio (the editor starts this) or Streamable HTTP.",
+    help: `Usage: devserver [--workspace DIR] serve [--transport stdio|http] [--host H] [--port P]
 
 Serves the Model Context Protocol (revision 2026-07-28, and 2025-era clients that send
-initialize unless MCP_SERVER__LEGACY_CLIENTS=reject) on stdin/stdout until stdin closes.
+initialize unless MCP_SERVER__LEGACY_CLIENTS=reject). Over stdio (the default) it serves
+stdin/stdout until stdin closes. Over http it serves POST http://HOST:PORT/mcp, with
+GET /healthz and /readyz, until SIGINT or SIGTERM, and prints
+"listening on http://HOST:PORT/mcp" to stderr once bound.
 
 Options:
-  --transport stdio   How to talk to the client (stdio is the only transport so far).`,
-    options: ["transport"],
+  --transport T   stdio or http (MCP_SERVER__TRANSPORT).
+  --host H        The address HTTP mode listens on (MCP_HTTP__HOST, default 127.0.0.1).
+  --port P        Its port (MCP_HTTP__PORT, default 8080; 0 = any free port).`,
+    options: ["transport", "host", "port"],
     permissions: "keep",
     needsConfig: true,
     run: (args, config) => runServe(config!, args),

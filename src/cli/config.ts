@@ -1,6 +1,6 @@
 /**
  * The configuration a command line implies: the environment's `MCP_*`
- * settings, with `--workspace`, `--transport` and `--cwd` on top.
+ * settings, with `--workspace`, `--transport`, `--host`, `--port` and `--cwd` on top.
  *
  * @module
  */
@@ -13,6 +13,8 @@ export function configFor(args: ParsedArgs): Config {
   return loadConfig(Deno.env.toObject(), {
     workspaceFlag: args.workspace,
     transportFlag: args.transport,
+    hostFlag: args.host,
+    portFlag: args.port,
     cwd: args.cwd ?? Deno.cwd(),
     homeDir: Deno.env.get("HOME") ?? Deno.env.get("USERPROFILE"),
   });

@@ -9,7 +9,7 @@
 
 import { ConfigError } from "../config/load.ts";
 import { escapeName, quoteName } from "../contract/text.ts";
-import { setLogLevel } from "../log.ts";
+import { setLogFormat, setLogLevel } from "../log.ts";
 import { dropMainThreadPermissions } from "../isolation/permissions.ts";
 import { parseCommandLine, type ParsedArgs, UsageError } from "./args.ts";
 import { COMMAND_TABLE, findCommand, mainHelp } from "./commands.ts";
@@ -45,6 +45,7 @@ export async function main(argv: string[]): Promise<number> {
     if (!command.needsConfig) return await command.run(args, undefined);
     const config = configFor(args);
     setLogLevel(config.logLevel);
+    setLogFormat(config.logFormat);
     return await command.run(args, config);
   } catch (error) {
     return fail(error);

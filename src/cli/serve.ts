@@ -1,26 +1,176 @@
 /**
- * `devserver serve`: the sandbox, the SDK server and the stdio transport,
- * wired together. The main thread creates the tool workers and the
- * supervisor first; once their modules have loaded (`sandbox.started`) it
- * drops read, run, env, write, ffi, sys and net, and only then reads its
- * first line of input: from then on only the workers can touch the workspace.
+ * `devserver serve`: the sandbox, the SDK server and a transport (stdio, or
+ * Streamable HTTP), wired together. The main thread creates the tool
+ * workers and the supervisor first; once their modules have loaded
+ * (`sandbox.started`) it drops read, run, env, write, ffi and sys — and net
+ * too over stdio; HTTP keeps net to listen — and only then reads its first
+ * line of input or accepts its first connection: from then on only the
+ * workers can touch the workspace.
  *
  * @module
  */
 
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
-import { createDevServer, longestCallMs } from "../app.ts";
-import type { Config } from "../config/load.ts";
+import { createDevServer, type DevServer, longestCallMs } from "../app.ts";
+import { type Config, ConfigError, isLoopbackHost } from "../config/load.ts";
+import { REFUSAL_CODES } from "../contract/refusal.ts";
 import { workspacePhrase } from "../contract/text.ts";
-import { log } from "../log.ts";
+import { log, logRecord } from "../log.ts";
 import { dropMainThreadPermissions, reportPermissions } from "../isolation/permissions.ts";
+import { redactSecrets } from "../secrets/find.ts";
+import { TOOLS } from "../tools/registry.ts";
+import { type HttpServer, type Readiness, serveHttp } from "../transport/http.ts";
+import { recordFields } from "../transport/http_log.ts";
+import { HttpMetrics } from "../transport/http_metrics.ts";
 import { LineTransport } from "../transport/stdio.ts";
 import type { SandboxOptions } from "../isolation/sandbox.ts";
 import type { ParsedArgs } from "./args.ts";
 
-/** Serves until the client closes stdin; resolves with the exit code. */
+/** Serves until the client closes stdin (stdio) or a signal arrives (http); resolves with the exit code. */
 export function runServe(config: Config, _args: ParsedArgs): Promise<number> {
-  return serveOverStdio(config);
+  return config.transport === "http" ? serveOverHttp(config) : serveOverStdio(config);
+}
+
+/**
+ * Builds the server and waits for the workers' modules to load (under the
+ * main thread's read grant), then drops the main thread's permissions:
+ * everything but net when `keepNet` (HTTP), everything over stdio.
+ */
+async function startServer(
+  config: Config,
+  options: Partial<SandboxOptions>,
+  keepNet: boolean,
+): Promise<DevServer> {
+  const server = createDevServer(config, options);
+  await server.sandbox.started;
+  await dropMainThreadPermissions(keepNet);
+  const held = await reportPermissions();
+  log(
+    "debug",
+    "main thread permissions after start: " +
+      Object.entries(held).map(([name, state]) => `${name}=${state}`).join(" "),
+  );
+  return server;
+}
+
+/** The JSON-RPC methods the metrics name (any other is counted as `other`). */
+const KNOWN_METHODS = [
+  "server/discover",
+  "initialize",
+  "notifications/initialized",
+  "notifications/cancelled",
+  "ping",
+  "tools/list",
+  "tools/call",
+];
+
+/** How long a `/readyz` probe of the tool worker may take before it counts as not ready. */
+export const READINESS_TIMEOUT_MS = 5000;
+
+/** The `/readyz` checks: git found at start, and a listing of the root through a tool worker. */
+export function readinessProbe(server: DevServer, gitFound: boolean): () => Promise<Readiness> {
+  return async () => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<"late">((resolve) => {
+      timer = setTimeout(() => resolve("late"), READINESS_TIMEOUT_MS);
+    });
+    const listing = server.dispatcher.call("list_directory", {})
+      .then((result) => result.isError !== true)
+      .catch(() => false);
+    const answer = await Promise.race([listing, late]);
+    clearTimeout(timer);
+    const workspace = answer === true;
+    const checks = { workspace_readable: workspace, tool_worker: answer !== "late", git: gitFound };
+    return { ready: Object.values(checks).every(Boolean), checks };
+  };
+}
+
+/**
+ * Serves `config` over Streamable HTTP until SIGINT or SIGTERM, then stops
+ * accepting, gives calls in flight `MCP_HTTP__SHUTDOWN_MS` and resolves 0.
+ * Prints `listening on http://HOST:PORT/mcp` to stderr once bound.
+ */
+export async function serveOverHttp(
+  config: Config,
+  options: Partial<SandboxOptions> = {},
+): Promise<number> {
+  // Production refuses HTTP without a token at configuration (src/config/load.ts).
+  if (!isLoopbackHost(config.httpHost) && config.bearerToken === undefined) {
+    log(
+      "warn",
+      `listening on the non-loopback address ${config.httpHost} without a bearer token: ` +
+        "anyone who can reach it can read the workspace; set MCP_HTTP__BEARER_TOKEN",
+    );
+  }
+  const server = await startServer(config, options, true);
+  const metrics = config.httpMetrics
+    ? new HttpMetrics({
+      methods: KNOWN_METHODS,
+      tools: TOOLS.map((t) => t.name),
+      refusalCodes: REFUSAL_CODES,
+      workerRestarts: () => server.sandbox.replacedWorkers,
+    })
+    : undefined;
+  let http: HttpServer;
+  try {
+    http = serveHttp({
+      hostname: config.httpHost,
+      port: config.httpPort,
+      factory: server.factory,
+      legacy: config.legacyClients === "serve" ? "stateless" : "reject",
+      policy: {
+        allowedHosts: config.httpAllowedHosts,
+        allowedOrigins: config.httpAllowedOrigins,
+      },
+      bearerToken: config.bearerToken,
+      maxBodyBytes: config.httpMaxBodyBytes,
+      requestTimeoutMs: config.httpRequestTimeoutMs,
+      maxConcurrentCalls: config.httpMaxConcurrentCalls,
+      metrics,
+      readiness: readinessProbe(server, server.gitFound),
+      onRequest: (record) => {
+        if (record.outcome === "refused" && record.method === "tools/call") {
+          if (typeof record.errorCode === "string") metrics?.countRefusal(record.errorCode);
+        }
+        logRecord(
+          "info",
+          recordFields(record, { arguments: config.logArguments, redact: redactSecrets }),
+        );
+      },
+      onError: (error) => log("debug", `http: ${error.name}`),
+    });
+  } catch (error) {
+    server.close();
+    if (error instanceof Deno.errors.AddrInUse) {
+      throw new ConfigError(
+        `cannot listen on ${config.httpHost}:${config.httpPort}: the port is in use`,
+      );
+    }
+    if (
+      error instanceof Deno.errors.AddrNotAvailable || error instanceof Deno.errors.PermissionDenied
+    ) {
+      throw new ConfigError(
+        `cannot listen on ${config.httpHost}:${config.httpPort}: ${error.name}`,
+      );
+    }
+    throw error;
+  }
+  console.error(`devserver: listening on ${http.url}`);
+  log("info", `serving ${workspacePhrase(config.workspaceName)} over http`);
+  const stop = Promise.withResolvers<string>();
+  const onSignal = (name: string) => () => stop.resolve(name);
+  const handlers = (["SIGINT", "SIGTERM"] as const).map((signal) => {
+    const handler = onSignal(signal);
+    Deno.addSignalListener(signal, handler);
+    return [signal, handler] as const;
+  });
+  const why = await Promise.race([stop.promise, http.finished.then(() => "closed")]);
+  log("info", `${why}: stopping; calls in flight have ${config.httpShutdownMs} ms`);
+  await http.shutdown(config.httpShutdownMs);
+  for (const [signal, handler] of handlers) Deno.removeSignalListener(signal, handler);
+  server.close();
+  log("info", "stopped");
+  return 0;
 }
 
 /**
@@ -31,15 +181,7 @@ export async function serveOverStdio(
   config: Config,
   options: Partial<SandboxOptions> = {},
 ): Promise<number> {
-  const server = createDevServer(config, options);
-  await server.sandbox.started; // the workers' modules load under our read grant
-  await dropMainThreadPermissions(false);
-  const held = await reportPermissions();
-  log(
-    "debug",
-    "main thread permissions after start: " +
-      Object.entries(held).map(([name, state]) => `${name}=${state}`).join(" "),
-  );
+  const server = await startServer(config, options, false);
   log("info", `serving ${workspacePhrase(config.workspaceName)} over ${config.transport}`);
   const closed = Promise.withResolvers<void>();
   const transport = new LineTransport(Deno.stdin.readable, Deno.stdout.writable, {

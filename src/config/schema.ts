@@ -15,7 +15,15 @@ export type SettingKind =
   | { type: "integer"; min: number; max: number }
   | { type: "enum"; values: readonly string[] }
   | { type: "path" }
-  | { type: "list"; maxItems: number; maxItemLength: number };
+  | { type: "host" }
+  | { type: "secret"; minLength: number; maxLength: number }
+  | {
+    type: "list";
+    maxItems: number;
+    maxItemLength: number;
+    /** What each entry is: a denylist pattern (the default), a host name, or an origin. */
+    entries?: "pattern" | "host" | "origin";
+  };
 
 /** One setting: where it lives, what it accepts, what it is for. */
 export interface SettingSpec {
@@ -49,9 +57,23 @@ export interface ConfigValues {
   searchMaxResults: number;
   searchMaxFiles: number;
   searchMaxBytes: number;
-  transport: "stdio";
+  cursorKeyFile: string;
+  transport: "stdio" | "http";
+  httpHost: string;
+  httpPort: number;
+  httpAllowedHosts: readonly string[];
+  httpAllowedOrigins: readonly string[];
+  httpBearerToken: string;
+  httpBearerTokenFile: string;
+  httpMaxBodyBytes: number;
+  httpRequestTimeoutMs: number;
+  httpMaxConcurrentCalls: number;
+  httpShutdownMs: number;
+  httpMetrics: boolean;
   redactSecrets: boolean;
   logLevel: "error" | "warn" | "info" | "debug";
+  logFormat: "text" | "json";
+  logArguments: "names" | "values";
 }
 
 const MIB = 1024 * 1024;
@@ -183,11 +205,108 @@ export const SETTINGS: readonly SettingSpec[] = [
       "The response budget: the most characters one tool result holds, its text and structured halves together. A result that would be larger is cut, marked `truncated`, and says how to continue. The default keeps a result under Claude Code's 25,000-token cap with margin.",
   },
   {
+    env: "MCP_SERVER__CURSOR_KEY_FILE",
+    key: "cursorKeyFile",
+    kind: { type: "path" },
+    defaultText: "",
+    doc:
+      "A file holding the key that signs pagination cursors (at least 32 bytes, read once at start). Unset means a fresh random key per start; identical instances behind a load balancer share one file so each accepts the others' cursors.",
+  },
+  {
     env: "MCP_SERVER__TRANSPORT",
     key: "transport",
-    kind: { type: "enum", values: ["stdio"] },
+    kind: { type: "enum", values: ["stdio", "http"] },
     defaultText: "stdio",
-    doc: "How `serve` talks to its client. `--transport` wins over it.",
+    doc:
+      "How `serve` talks to its client: `stdio` (one client, started by the editor) or `http` (Streamable HTTP on `POST /mcp`). `--transport` wins over it.",
+  },
+  {
+    env: "MCP_HTTP__HOST",
+    key: "httpHost",
+    kind: { type: "host" },
+    defaultText: "127.0.0.1",
+    doc:
+      "The address HTTP mode listens on (an IP address or a host name). `--host` wins over it. A non-loopback address without a bearer token is warned about, and refused in production.",
+  },
+  {
+    env: "MCP_HTTP__PORT",
+    key: "httpPort",
+    kind: { type: "integer", min: 0, max: 65535 },
+    defaultText: "8080",
+    doc:
+      "The TCP port HTTP mode listens on; `0` takes any free port (the one bound is printed). `--port` wins over it.",
+  },
+  {
+    env: "MCP_HTTP__ALLOWED_HOSTS",
+    key: "httpAllowedHosts",
+    kind: { type: "list", maxItems: 64, maxItemLength: 253, entries: "host" },
+    defaultText: "",
+    doc:
+      "Comma-separated host names (without port) accepted in the `Host` header besides `localhost`, `127.0.0.1` and `[::1]`; any other is answered 403 (DNS-rebinding defence).",
+  },
+  {
+    env: "MCP_HTTP__ALLOWED_ORIGINS",
+    key: "httpAllowedOrigins",
+    kind: { type: "list", maxItems: 64, maxItemLength: 300, entries: "origin" },
+    defaultText: "",
+    doc:
+      "Comma-separated origins (`scheme://host[:port]`) accepted in the `Origin` header besides those on a localhost name; a request with any other `Origin` is answered 403. Requests without `Origin` (non-browser clients) pass.",
+  },
+  {
+    env: "MCP_HTTP__BEARER_TOKEN",
+    key: "httpBearerToken",
+    kind: { type: "secret", minLength: 16, maxLength: 4096 },
+    defaultText: "",
+    doc:
+      "When set, every `/mcp` and `/metrics` request must carry `Authorization: Bearer <token>` (compared in constant time; 401 otherwise). At least 16 characters. Required in production.",
+  },
+  {
+    env: "MCP_HTTP__BEARER_TOKEN_FILE",
+    key: "httpBearerTokenFile",
+    kind: { type: "path" },
+    defaultText: "",
+    doc:
+      "A file holding the bearer token (read once at start; a trailing newline is ignored), instead of `MCP_HTTP__BEARER_TOKEN`. Setting both is refused.",
+  },
+  {
+    env: "MCP_HTTP__MAX_BODY_BYTES",
+    key: "httpMaxBodyBytes",
+    kind: { type: "integer", min: 1024, max: 64 * MIB },
+    defaultText: String(MIB),
+    doc:
+      "Largest request body accepted; a larger one is answered 413, judged by `Content-Length` or counted as it streams, never buffered whole.",
+  },
+  {
+    env: "MCP_HTTP__REQUEST_TIMEOUT_MS",
+    key: "httpRequestTimeoutMs",
+    kind: { type: "integer", min: 100, max: 600_000 },
+    defaultText: "10000",
+    doc:
+      "Longest a request body may take to arrive in full; a slower one (a stalled or trickling client) is answered 408 and its connection closed.",
+  },
+  {
+    env: "MCP_HTTP__MAX_CONCURRENT_CALLS",
+    key: "httpMaxConcurrentCalls",
+    kind: { type: "integer", min: 1, max: 4096 },
+    defaultText: "32",
+    doc:
+      "Most `tools/call` requests served at once over HTTP; one more is answered 503 with `Retry-After` at once (there is no unbounded queue).",
+  },
+  {
+    env: "MCP_HTTP__SHUTDOWN_MS",
+    key: "httpShutdownMs",
+    kind: { type: "integer", min: 100, max: 600_000 },
+    defaultText: "20000",
+    doc:
+      "On SIGINT or SIGTERM the server stops accepting and gives calls in flight this long to finish, then exits 0.",
+  },
+  {
+    env: "MCP_HTTP__METRICS",
+    key: "httpMetrics",
+    kind: { type: "boolean" },
+    defaultText: "false",
+    doc:
+      "Serve Prometheus text metrics on `GET /metrics` (requests by method and outcome, tool latency, refusals by code, worker restarts), behind the bearer token when one is set.",
   },
   {
     env: "MCP_CONTENT__REDACT_SECRETS",
@@ -203,5 +322,21 @@ export const SETTINGS: readonly SettingSpec[] = [
     kind: { type: "enum", values: ["error", "warn", "info", "debug"] },
     defaultText: "warn",
     doc: "How much the server writes to stderr (never stdout).",
+  },
+  {
+    env: "MCP_LOG__FORMAT",
+    key: "logFormat",
+    kind: { type: "enum", values: ["text", "json"] },
+    defaultText: "text",
+    doc:
+      "`text` writes `devserver LEVEL: message` lines; `json` one JSON object a line. HTTP request records are JSON in either format.",
+  },
+  {
+    env: "MCP_LOG__ARGUMENTS",
+    key: "logArguments",
+    kind: { type: "enum", values: ["names", "values"] },
+    defaultText: "names",
+    doc:
+      "What HTTP request records say of a tool call's arguments: only their names, or (`values`) their values too, escaped and cut to 200 characters each. File contents and secrets are never logged.",
   },
 ];

@@ -1,27 +1,13 @@
 import assert from "node:assert/strict";
 import { join, parse as parsePath } from "node:path";
-import { type Config, ConfigError, loadConfig, type LoadOptions } from "../../src/config/load.ts";
+import { type Config, loadConfig, type LoadOptions } from "../../src/config/load.ts";
 import { SETTINGS } from "../../src/config/schema.ts";
+import { assertRefused } from "../helpers/config.ts";
 import { makeWorkspace } from "../helpers/fixtures.ts";
 
 /** Loads with `cwd` = `root` (no workspace flag) unless options say otherwise. */
 function load(root: string, env: Record<string, string> = {}, options: Partial<LoadOptions> = {}) {
   return loadConfig(env, { cwd: root, ...options });
-}
-
-/** Asserts that loading throws a one-line ConfigError matching every pattern. */
-function assertRefused(fn: () => unknown, ...patterns: RegExp[]): string {
-  let caught: unknown;
-  try {
-    fn();
-  } catch (error) {
-    caught = error;
-  }
-  assert.ok(caught instanceof ConfigError, `expected a ConfigError, got ${caught}`);
-  assert.equal(caught.name, "ConfigError");
-  assert.ok(!caught.message.includes("\n"), `message is not one line: ${caught.message}`);
-  for (const pattern of patterns) assert.match(caught.message, pattern);
-  return caught.message;
 }
 
 Deno.test("config: every setting takes its documented default when the environment is empty", async () => {
@@ -124,9 +110,10 @@ Deno.test("config: enums accept their values case-insensitively and refuse other
     () => load(ws.root, { MCP_LOG__LEVEL: "verbose" }),
     /^MCP_LOG__LEVEL must be one of error, warn, info, debug, got "verbose"$/,
   );
+  assert.equal(load(ws.root, { MCP_SERVER__TRANSPORT: "HTTP" }).transport, "http");
   assertRefused(
-    () => load(ws.root, { MCP_SERVER__TRANSPORT: "http" }),
-    /^MCP_SERVER__TRANSPORT must be one of stdio/,
+    () => load(ws.root, { MCP_SERVER__TRANSPORT: "websocket" }),
+    /^MCP_SERVER__TRANSPORT must be one of stdio, http, got "websocket"$/,
   );
   assertRefused(
     () => load(ws.root, { MCP_ENVIRONMENT: "prod" }),
@@ -137,9 +124,13 @@ Deno.test("config: enums accept their values case-insensitively and refuse other
 Deno.test("config: --transport wins over the environment and is checked the same way", async () => {
   await using ws = await makeWorkspace();
   assert.equal(load(ws.root, {}, { transportFlag: "STDIO" }).transport, "stdio");
+  assert.equal(
+    load(ws.root, { MCP_SERVER__TRANSPORT: "stdio" }, { transportFlag: "http" }).transport,
+    "http",
+  );
   assertRefused(
-    () => load(ws.root, { MCP_SERVER__TRANSPORT: "stdio" }, { transportFlag: "http" }),
-    /^--transport must be one of stdio, got "http"$/,
+    () => load(ws.root, { MCP_SERVER__TRANSPORT: "stdio" }, { transportFlag: "sse" }),
+    /^--transport must be one of stdio, http, got "sse"$/,
   );
 });
 

@@ -30,6 +30,13 @@ Deno.test("schema: every default lies inside its own kind", () => {
       case "path":
         assert.equal(defaultText, "", spec.env);
         break;
+      case "host":
+        assert.match(defaultText, /^[a-z0-9.:]+$/, spec.env);
+        break;
+      case "secret":
+        // A secret never has a default: unset means "none".
+        assert.equal(defaultText, "", spec.env);
+        break;
       case "list": {
         const items = defaultText.split(",").filter((s) => s !== "");
         assert.ok(items.length <= kind.maxItems, spec.env);

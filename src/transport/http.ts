@@ -1,0 +1,398 @@
+/**
+ * HTTP mode: the SDK's `createMcpHandler` (Streamable HTTP, 2026-07-28 and
+ * the stateless legacy era as configured) on `Deno.serve`, behind our own
+ * gates, in this order:
+ *
+ * 1. `Host` and `Origin` (DNS-rebinding defence, {@linkcode checkHostAndOrigin}), on every path;
+ * 2. `GET /healthz` and `GET /readyz`, without authentication;
+ * 3. the bearer token, when one is configured ({@linkcode BearerCheck});
+ * 4. `GET /metrics` when enabled; only `POST` on `/mcp` (405 otherwise);
+ * 5. the body, bounded in size and time ({@linkcode readBody});
+ * 6. the JSON-RPC rules the SDK leaves to us ({@linkcode checkMessage}): batches refused,
+ *    `Mcp-Method` / `Mcp-Name` matched against the body;
+ * 7. the cap on concurrent tool calls ({@linkcode CallGate}): 503 with `Retry-After`;
+ *
+ * and only then the SDK. Every answer is logged as one record and counted.
+ *
+ * @module
+ */
+
+import { createMcpHandler, type McpServerFactory } from "@modelcontextprotocol/server";
+import { REFUSAL_META_KEY } from "../contract/envelope.ts";
+import { authRefusal, BearerCheck } from "./http_auth.ts";
+import { readBody } from "./http_body.ts";
+import { CallGate } from "./http_gate.ts";
+import { type HttpMetrics } from "./http_metrics.ts";
+import { checkHostAndOrigin, type OriginPolicy, originRefusal } from "./http_origin.ts";
+import { checkMessage, type ClassifiedMessage, jsonRpcError } from "./http_rules.ts";
+
+/** What `/readyz` reports: each check by name, and whether all passed. */
+export interface Readiness {
+  readonly ready: boolean;
+  readonly checks: Readonly<Record<string, boolean>>;
+}
+
+/** One record per answered request, for the request log. */
+export interface RequestRecord {
+  /** A fresh id per request (also sent back as `X-Request-Id`). */
+  readonly requestId: string;
+  readonly httpMethod: string;
+  readonly path: string;
+  readonly status: number;
+  /** The JSON-RPC method, when the body held one. */
+  readonly method?: string;
+  /** The tool name of a `tools/call`. */
+  readonly tool?: string;
+  /** The argument object of a `tools/call`, as sent (the logger decides what of it to write). */
+  readonly arguments?: unknown;
+  /** `ok`, `error` (a JSON-RPC error or a tool refusal), or why our gates refused. */
+  readonly outcome: string;
+  /** A stable code: a gate's reason, or a JSON-RPC error code. */
+  readonly errorCode?: string | number;
+  readonly durationMs: number;
+}
+
+/** How {@linkcode serveHttp} serves. */
+export interface HttpServeOptions {
+  readonly hostname: string;
+  /** 0: any free port. */
+  readonly port: number;
+  readonly factory: McpServerFactory;
+  /** The SDK's legacy posture: `stateless` serves 2025-era clients, `reject` answers -32022. */
+  readonly legacy: "stateless" | "reject";
+  readonly policy: OriginPolicy;
+  /** When set, `/mcp` and `/metrics` require `Authorization: Bearer <token>`. */
+  readonly bearerToken?: string;
+  readonly maxBodyBytes: number;
+  readonly requestTimeoutMs: number;
+  readonly maxConcurrentCalls: number;
+  /** Served on `GET /metrics` when given. */
+  readonly metrics?: HttpMetrics;
+  /** The `/readyz` checks. */
+  readonly readiness: () => Promise<Readiness>;
+  /** Called once per answered request. */
+  readonly onRequest?: (record: RequestRecord) => void;
+  /** Out-of-band errors (reporting only). */
+  readonly onError?: (error: Error) => void;
+}
+
+/** A listening HTTP server. */
+export interface HttpServer {
+  /** `http://HOST:PORT/mcp` with the port actually bound. */
+  readonly url: string;
+  readonly port: number;
+  /**
+   * Stops accepting, lets requests in flight finish for up to `deadlineMs`,
+   * then aborts what is left and resolves.
+   */
+  shutdown(deadlineMs: number): Promise<void>;
+  /** Resolves once the server has stopped. */
+  readonly finished: Promise<void>;
+}
+
+/** The seconds a client refused at the call cap is asked to wait. */
+export const RETRY_AFTER_SECONDS = 1;
+
+/** The MCP endpoint's path. */
+export const MCP_PATH = "/mcp";
+
+/** `host` as it stands in a URL (IPv6 in brackets). */
+export function urlHost(host: string): string {
+  return host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+}
+
+/** Starts serving; resolves once the port is bound. */
+export function serveHttp(options: HttpServeOptions): HttpServer {
+  const handler = createMcpHandler(options.factory, {
+    legacy: options.legacy,
+    maxRequestBodySize: options.maxBodyBytes,
+    onerror: options.onError,
+  });
+  const bearer = options.bearerToken === undefined
+    ? undefined
+    : new BearerCheck(options.bearerToken);
+  const gate = new CallGate(options.maxConcurrentCalls);
+  const inFlight = new Set<AbortController>();
+
+  const serveMcp = async (
+    request: Request,
+    note: (fields: Partial<RequestRecord> & { ended?: Promise<void> }) => void,
+  ): Promise<Response> => {
+    if (request.method !== "POST") {
+      note({ outcome: "refused", errorCode: "method_not_allowed" });
+      return jsonRpcError(405, -32000, "Method not allowed: this endpoint takes POST only.", {
+        Allow: "POST",
+      });
+    }
+    const body = await readBody(request, {
+      maxBytes: options.maxBodyBytes,
+      timeoutMs: options.requestTimeoutMs,
+    });
+    if (!body.ok) {
+      note({ outcome: "refused", errorCode: body.code });
+      const message = {
+        413: `Payload too large: the body exceeds ${options.maxBodyBytes} bytes.`,
+        408: "Request timeout: the body did not arrive in time.",
+        400: "Bad request: the body could not be read.",
+      }[body.status];
+      return jsonRpcError(body.status, body.status === 400 ? -32700 : -32000, message, {
+        Connection: "close",
+      });
+    }
+    const checked = checkMessage(request.headers, body.bytes);
+    if (!checked.ok) {
+      note({ outcome: "refused", errorCode: checked.code, method: checked.method });
+      return checked.response;
+    }
+    const message: ClassifiedMessage = checked.message;
+    note({ method: message.method, tool: message.tool, arguments: message.arguments });
+    const isCall = message.method === "tools/call" && message.id !== undefined;
+    if (isCall && !gate.tryEnter()) {
+      note({ outcome: "refused", errorCode: "saturated" });
+      options.metrics?.countSaturated();
+      return jsonRpcError(
+        503,
+        -32000,
+        "Server busy: too many tool calls in flight; retry shortly.",
+        { "Retry-After": String(RETRY_AFTER_SECONDS) },
+        message.id,
+      );
+    }
+    const abort = new AbortController();
+    inFlight.add(abort);
+    const onClientGone = () => abort.abort(request.signal.reason);
+    request.signal.addEventListener("abort", onClientGone, { once: true });
+    const release = () => {
+      request.signal.removeEventListener("abort", onClientGone);
+      inFlight.delete(abort);
+      if (isCall) gate.leave();
+    };
+    let response: Response;
+    try {
+      response = await handler.fetch(
+        new Request(request.url, {
+          method: "POST",
+          headers: request.headers,
+          body: body.bytes as Uint8Array<ArrayBuffer>,
+          signal: abort.signal,
+        }),
+      );
+    } catch (error) {
+      release();
+      options.onError?.(error instanceof Error ? error : new Error(String(error)));
+      note({ outcome: "error", errorCode: -32603 });
+      return jsonRpcError(500, -32603, "Internal error", {}, message.id);
+    }
+    return await finishResponse(response, release, note);
+  };
+
+  const route = async (
+    request: Request,
+    note: (fields: Partial<RequestRecord> & { ended?: Promise<void> }) => void,
+  ): Promise<Response> => {
+    const check = checkHostAndOrigin(request.headers, options.policy);
+    if (!check.ok) {
+      note({ outcome: "refused", errorCode: check.code });
+      return originRefusal(check);
+    }
+    const path = new URL(request.url).pathname;
+    if (path === "/healthz" || path === "/readyz") {
+      if (request.method !== "GET" && request.method !== "HEAD") {
+        note({ outcome: "refused", errorCode: "method_not_allowed" });
+        return jsonRpcError(405, -32000, "Method not allowed: use GET.", { Allow: "GET" });
+      }
+      if (path === "/healthz") {
+        note({ outcome: "ok" });
+        return Response.json({ status: "ok" });
+      }
+      const readiness = await options.readiness().catch(() => ({ ready: false, checks: {} }));
+      note({ outcome: readiness.ready ? "ok" : "not_ready" });
+      return Response.json(
+        { status: readiness.ready ? "ready" : "not ready", checks: readiness.checks },
+        { status: readiness.ready ? 200 : 503 },
+      );
+    }
+    const isMetrics = path === "/metrics" && options.metrics !== undefined;
+    if (path !== MCP_PATH && !isMetrics) {
+      note({ outcome: "refused", errorCode: "not_found" });
+      return jsonRpcError(404, -32000, `Not found: the MCP endpoint is ${MCP_PATH}.`);
+    }
+    if (bearer !== undefined) {
+      const auth = bearer.check(request.headers);
+      if (!auth.ok) {
+        note({ outcome: "refused", errorCode: auth.code });
+        return authRefusal(auth);
+      }
+    }
+    if (isMetrics) {
+      note({ outcome: "ok" });
+      return new Response(options.metrics!.render(), {
+        headers: { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" },
+      });
+    }
+    return await serveMcp(request, note);
+  };
+
+  let accepting = true;
+  const emit = (record: RequestRecord) => {
+    options.metrics?.countRequest(record);
+    options.onRequest?.(record);
+  };
+  const server = Deno.serve(
+    {
+      hostname: options.hostname,
+      port: options.port,
+      onListen: () => {},
+      onError: (error) => {
+        options.onError?.(error instanceof Error ? error : new Error(String(error)));
+        return jsonRpcError(500, -32603, "Internal error");
+      },
+    },
+    async (request) => {
+      const started = performance.now();
+      const requestId = crypto.randomUUID();
+      const fields: Partial<RequestRecord> & { ended?: Promise<void> } = {};
+      const note = (more: Partial<RequestRecord> & { ended?: Promise<void> }) =>
+        Object.assign(fields, more);
+      let response: Response;
+      if (!accepting) {
+        note({ outcome: "refused", errorCode: "shutting_down" });
+        response = jsonRpcError(503, -32000, "Server shutting down.", {
+          Connection: "close",
+          "Retry-After": String(RETRY_AFTER_SECONDS),
+        });
+      } else {
+        try {
+          response = await route(request, note);
+        } catch (error) {
+          options.onError?.(error instanceof Error ? error : new Error(String(error)));
+          note({ outcome: "error", errorCode: -32603 });
+          response = jsonRpcError(500, -32603, "Internal error");
+        }
+      }
+      response.headers.set("X-Request-Id", requestId);
+      const record = () => {
+        const { ended: _ended, ...rest } = fields;
+        return {
+          requestId,
+          httpMethod: request.method,
+          path: safePath(request.url),
+          status: response.status,
+          ...rest,
+          outcome: fields.outcome ?? (response.ok ? "ok" : "error"),
+          durationMs: Math.round((performance.now() - started) * 10) / 10,
+        };
+      };
+      // A streamed answer is recorded when its stream ends.
+      if (fields.ended !== undefined) fields.ended.then(() => emit(record()));
+      else emit(record());
+      return response;
+    },
+  );
+
+  const port = server.addr.port;
+  return {
+    url: `http://${urlHost(options.hostname)}:${port}${MCP_PATH}`,
+    port,
+    finished: server.finished,
+    async shutdown(deadlineMs: number) {
+      accepting = false;
+      const stopped = server.shutdown();
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = new Promise<"late">((resolve) => {
+        timer = setTimeout(() => resolve("late"), deadlineMs);
+      });
+      const outcome = await Promise.race([stopped.then(() => "done" as const), late]);
+      clearTimeout(timer);
+      if (outcome === "late") {
+        for (const abort of inFlight) abort.abort(new Error("server shutting down"));
+        await Promise.race([stopped, new Promise((r) => setTimeout(r, 1000))]);
+      }
+      await handler.close().catch(() => {});
+    },
+  };
+}
+
+function isEventStream(response: Response): boolean {
+  return (response.headers.get("content-type") ?? "").startsWith("text/event-stream");
+}
+
+/** The path of `url` without its query, cut to 200 characters (it is a client's text). */
+function safePath(url: string): string {
+  const path = new URL(url).pathname;
+  return path.length > 200 ? path.slice(0, 200) + "…" : path;
+}
+
+/**
+ * What the SDK answered, for the record: `ok`, `error` with the JSON-RPC
+ * code, or `refused` with the tool refusal's code (from the result's `_meta`).
+ */
+export function inspectAnswer(text: string): { outcome: string; errorCode?: string | number } {
+  let message: unknown;
+  try {
+    message = JSON.parse(text);
+  } catch {
+    return { outcome: "ok" };
+  }
+  if (message === null || typeof message !== "object") return { outcome: "ok" };
+  const m = message as { error?: { code?: unknown }; result?: Record<string, unknown> };
+  if (m.error !== undefined) {
+    const code = m.error?.code;
+    return { outcome: "error", errorCode: typeof code === "number" ? code : undefined };
+  }
+  if (m.result?.isError === true) {
+    const meta = m.result._meta as Record<string, { error?: unknown }> | undefined;
+    const code = meta?.[REFUSAL_META_KEY]?.error;
+    return { outcome: "refused", errorCode: typeof code === "string" ? code : undefined };
+  }
+  return { outcome: "ok" };
+}
+
+/**
+ * Adds what every SDK answer needs from us (`X-Accel-Buffering: no` on SSE,
+ * so a proxy streams it), records its outcome, and calls `release` when the
+ * answer is over: once a JSON body is read, or when an SSE stream ends or
+ * the client goes away.
+ */
+async function finishResponse(
+  response: Response,
+  release: () => void,
+  note: (fields: Partial<RequestRecord> & { ended?: Promise<void> }) => void,
+): Promise<Response> {
+  const headers = new Headers(response.headers);
+  if (!isEventStream(response) || response.body === null) {
+    try {
+      const text = await response.text();
+      note(text === "" ? { outcome: response.ok ? "ok" : "error" } : inspectAnswer(text));
+      return new Response(text === "" ? null : text, { status: response.status, headers });
+    } finally {
+      release();
+    }
+  }
+  headers.set("X-Accel-Buffering", "no");
+  const ended = Promise.withResolvers<void>();
+  note({ outcome: "ok", ended: ended.promise });
+  let released = false;
+  const once = () => {
+    if (!released) {
+      released = true;
+      release();
+      ended.resolve();
+    }
+  };
+  const reader = response.body.getReader();
+  const stream = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await reader.read().catch(() => ({ done: true as const, value: undefined }));
+      if (next.done) {
+        once();
+        controller.close();
+      } else controller.enqueue(next.value);
+    },
+    cancel(reason) {
+      once();
+      return reader.cancel(reason);
+    },
+  });
+  return new Response(stream, { status: response.status, headers });
+}

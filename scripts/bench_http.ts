@@ -9,6 +9,7 @@
  * of the echo baseline's requests/s, no errors, RSS flat.
  *
  * Usage: deno task bench:http [--duration 30] [--connections 64] [--threads 2] [--json FILE]
+ *        [--server-env NAME=VALUE]… (settings for the devserver instance, e.g. MCP_LOG__LEVEL=warn)
  *
  * @module
  */
@@ -33,6 +34,7 @@ const { values } = parseArgs({
     connections: { type: "string", default: "64" },
     threads: { type: "string", default: "2" },
     json: { type: "string" },
+    "server-env": { type: "string", multiple: true, default: [] },
   },
 });
 const DURATION_S = Number(values.duration);
@@ -300,7 +302,12 @@ if (import.meta.main) {
     // Both servers run through the whole bench; each devserver run follows its
     // baseline directly, so a change in the machine's load hits both alike.
     await using echo = await startEcho();
-    await using server = await startHttpInstance(root);
+    const serverEnv = Object.fromEntries(
+      values["server-env"].map((
+        pair,
+      ) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)]),
+    );
+    await using server = await startHttpInstance(root, serverEnv);
     console.log(`devserver: ${server.program}`);
     const run = (name: string, c: number, target: HttpInstance, call: Record<string, unknown>) =>
       load(`${name} c${c}`, c, target.url, target.pid, call, dir);

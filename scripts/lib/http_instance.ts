@@ -4,9 +4,8 @@
  * workspace, on a free loopback port, optionally with a shared cursor key
  * file; ready when it prints `listening on http://…` on stderr.
  *
- * The program started is {@linkcode httpInstanceCommand}'s choice: the real
- * `devserver serve --transport http` when this tree has that transport, the
- * stand-in (`scripts/lib/http_stand_in.ts`) until then.
+ * The program is the real one, `devserver serve --transport http`, with the
+ * flags of `deno task devserver`.
  *
  * @module
  */
@@ -19,7 +18,7 @@ export interface HttpInstance extends AsyncDisposable {
   /** The MCP endpoint, `http://127.0.0.1:PORT/mcp`. */
   readonly url: string;
   readonly pid: number;
-  /** Which program it is: "devserver serve --transport http" or the stand-in. */
+  /** Which program it is, e.g. "devserver serve --transport http". */
   readonly program: string;
   /** What it wrote on stderr so far. */
   stderr(): string;
@@ -27,39 +26,16 @@ export interface HttpInstance extends AsyncDisposable {
   close(): Promise<void>;
 }
 
-/** True when `devserver serve` in this tree takes `--transport http`. */
-export function hasHttpTransport(): boolean {
-  try {
-    return Deno.statSync(`${REPO_ROOT}/src/transport/http.ts`).isFile;
-  } catch {
-    return false;
-  }
-}
-
-/** The `deno` arguments that serve `root` over HTTP on port 0. */
+/** The `deno` arguments that serve `root` over HTTP on a free loopback port. */
 export function httpInstanceCommand(root: string): { args: string[]; program: string } {
-  if (hasHttpTransport()) {
-    return {
-      args: [...serveArgs(root), "--transport", "http", "--host", "127.0.0.1", "--port", "0"],
-      program: "devserver serve --transport http",
-    };
-  }
   return {
-    args: [
-      "run",
-      "-q",
-      "--no-prompt",
-      "--frozen",
-      "-A",
-      "--config",
-      `${REPO_ROOT}/deno.json`,
-      `${REPO_ROOT}/scripts/lib/http_stand_in.ts`,
-      "--workspace",
-      root,
-    ],
-    program: "stand-in (createMcpHandler over the server factory)",
+    args: [...serveArgs(root), "--transport", "http", "--host", "127.0.0.1", "--port", "0"],
+    program: "devserver serve --transport http",
   };
 }
+
+/** How much of a child's stderr is kept (its last characters). */
+const STDERR_KEPT = 64 * 1024;
 
 const LISTENING = /listening on (http:\/\/[^\s"]+)/;
 
@@ -102,7 +78,9 @@ export async function startListening(
   const drained = (async () => {
     const decoder = new TextDecoder();
     for await (const chunk of child.stderr) {
-      text += decoder.decode(chunk, { stream: true });
+      // Keep the head (up to the listening line) and a bounded tail: a server
+      // logging every request must not grow this process.
+      text = (text + decoder.decode(chunk, { stream: true })).slice(-STDERR_KEPT);
       const match = LISTENING.exec(text);
       if (match) found.resolve(match[1]);
     }

@@ -8,7 +8,7 @@
  * the server's RSS sampled through the run. The goal: `read_file` at ≥ 60%
  * of the echo baseline's requests/s, no errors, RSS flat.
  *
- * Usage: deno task bench:http [--duration 30] [--connections 64] [--threads 2] [--json FILE]
+ * Usage: deno task bench:http [--duration 30] [--rounds 6] [--connections 64] [--threads 2] [--json FILE]
  *        [--server-env NAME=VALUE]… (settings for the devserver instance, e.g. MCP_LOG__LEVEL=warn)
  *
  * @module
@@ -33,6 +33,7 @@ const { values } = parseArgs({
     duration: { type: "string", default: "30" },
     connections: { type: "string", default: "64" },
     threads: { type: "string", default: "2" },
+    rounds: { type: "string", default: "6" },
     json: { type: "string" },
     "server-env": { type: "string", multiple: true, default: [] },
   },
@@ -40,6 +41,8 @@ const { values } = parseArgs({
 const DURATION_S = Number(values.duration);
 const CONNECTIONS = Number(values.connections);
 const THREADS = Number(values.threads);
+/** A compared pair runs in this many alternating slices, so drift in the machine's load hits both. */
+const ROUNDS = Math.max(1, Number(values.rounds));
 
 /** One load run's figures. */
 export interface LoadFigures {
@@ -150,6 +153,30 @@ function toolCall(name: string, args: Record<string, unknown>): Record<string, u
   };
 }
 
+/**
+ * Slices of one load joined: total answers over total time, errors summed,
+ * the median slice's p50 and the worst slice's p99, RSS samples in order.
+ */
+export function combine(slices: LoadFigures[]): LoadFigures {
+  const sum = (f: (x: LoadFigures) => number) => slices.reduce((a, x) => a + f(x), 0);
+  const seconds = sum((x) => x.requests / x.requestsPerSecond);
+  const okAnswers = sum((x) => x.okPerSecond * x.requests / x.requestsPerSecond);
+  const p50s = slices.map((x) => x.p50Ms).sort((a, b) => a - b);
+  return {
+    name: slices[0].name,
+    requests: sum((x) => x.requests),
+    requestsPerSecond: sum((x) => x.requests) / seconds,
+    okPerSecond: okAnswers / seconds,
+    p50Ms: p50s[Math.floor(p50s.length / 2)],
+    p99Ms: Math.max(...slices.map((x) => x.p99Ms)),
+    non2xx: sum((x) => x.non2xx),
+    socketErrors: sum((x) => x.socketErrors),
+    badBodies: sum((x) => x.badBodies),
+    rssMiB: slices.flatMap((x) => x.rssMiB),
+    sampleError: slices.find((x) => x.sampleError)?.sampleError,
+  };
+}
+
 /** One request first, so a wrong setup fails loudly instead of measuring errors. */
 async function preflight(url: string, message: Record<string, unknown>): Promise<void> {
   const response = await postMcp(url, message);
@@ -166,6 +193,7 @@ async function load(
   pid: number,
   message: Record<string, unknown>,
   dir: string,
+  seconds = DURATION_S,
 ): Promise<LoadFigures> {
   await preflight(url, message);
   const script = join(dir, `${name.replace(/\W+/g, "_")}.lua`);
@@ -176,7 +204,7 @@ async function load(
     args: [
       `-t${THREADS}`,
       `-c${connections}`,
-      `-d${DURATION_S}s`,
+      `-d${seconds}s`,
       "--timeout",
       "10s",
       "--latency",
@@ -285,7 +313,8 @@ if (import.meta.main) {
     const root = await makeWorkspace(dir);
     const tree = countFiles(root);
     console.log(
-      `bench:http: wrk -t${THREADS} -c${CONNECTIONS} -d${DURATION_S}s; ` +
+      `bench:http: wrk -t${THREADS} -c${CONNECTIONS} -d${DURATION_S}s ` +
+        `(compared pairs in ${ROUNDS} alternating slices); ` +
         `workspace ${tree.files} files, ${(tree.bytes / 1e6).toFixed(1)} MB`,
     );
     const results: LoadFigures[] = [];
@@ -309,15 +338,26 @@ if (import.meta.main) {
     );
     await using server = await startHttpInstance(root, serverEnv);
     console.log(`devserver: ${server.program}`);
-    const run = (name: string, c: number, target: HttpInstance, call: Record<string, unknown>) =>
-      load(`${name} c${c}`, c, target.url, target.pid, call, dir);
-    const echo64 = report(await run("echo (bare SDK)", CONNECTIONS, echo, echoCall));
-    const read64 = report(await run("read_file small", CONNECTIONS, server, readCall), echo64);
-    const echoAdmitted = report(await run("echo (bare SDK)", admitted, echo, echoCall));
-    const readAdmitted = report(
-      await run("read_file small", admitted, server, readCall),
-      echoAdmitted,
-    );
+    const run = (
+      name: string,
+      c: number,
+      target: HttpInstance,
+      call: Record<string, unknown>,
+      seconds = DURATION_S,
+    ) => load(`${name} c${c}`, c, target.url, target.pid, call, dir, seconds);
+    /** Baseline and devserver in alternating slices of the duration. */
+    const pair = async (c: number) => {
+      const slice = Math.max(1, Math.round(DURATION_S / ROUNDS));
+      const base: LoadFigures[] = [], mine: LoadFigures[] = [];
+      for (let i = 0; i < ROUNDS; i++) {
+        base.push(await run("echo (bare SDK)", c, echo, echoCall, slice));
+        mine.push(await run("read_file small", c, server, readCall, slice));
+      }
+      const baseline = report(combine(base));
+      return [baseline, report(combine(mine), baseline)];
+    };
+    const [echo64, read64] = await pair(CONNECTIONS);
+    const [echoAdmitted, readAdmitted] = await pair(admitted);
     report(await run("search_code medium", CONNECTIONS, server, searchCall), echo64);
     report(await run("search_code medium", admitted, server, searchCall), echoAdmitted);
     for (const [read, base] of [[read64, echo64], [readAdmitted, echoAdmitted]]) {

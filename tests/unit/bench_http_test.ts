@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { parseWrk, secondHalfGrowth, wrkScript } from "../../scripts/bench_http.ts";
+import { combine, parseWrk, secondHalfGrowth, wrkScript } from "../../scripts/bench_http.ts";
 
 const SAMPLE = `Running 30s test @ http://127.0.0.1:1/mcp
   2 threads and 64 connections
@@ -49,4 +49,31 @@ Deno.test("bench:http's wrk script POSTs the body with the headers it implies", 
 Deno.test("bench:http: RSS flatness is growth over the run's second half", () => {
   assert.equal(secondHalfGrowth([100, 200, 250, 250, 251]), 1);
   assert.equal(secondHalfGrowth([100, 120, 140, 160, 180, 200]), 40);
+});
+
+Deno.test("bench:http joins alternating slices: answers over time, the worst p99, errors summed", () => {
+  const slice = (requests: number, rps: number, p50Ms: number, p99Ms: number, bad: number) => ({
+    name: "x",
+    requests,
+    requestsPerSecond: rps,
+    okPerSecond: rps * (requests - bad) / requests,
+    p50Ms,
+    p99Ms,
+    non2xx: 0,
+    socketErrors: 1,
+    badBodies: bad,
+    rssMiB: [requests],
+  });
+  const joined = combine([
+    slice(100, 100, 5, 50, 0),
+    slice(300, 100, 7, 20, 30),
+    slice(50, 50, 9, 9, 0),
+  ]);
+  assert.equal(joined.requests, 450);
+  assert.equal(joined.requestsPerSecond, 90); // 450 answers in 1 + 3 + 1 s
+  assert.equal(joined.okPerSecond, 84);
+  assert.equal(joined.p50Ms, 7);
+  assert.equal(joined.p99Ms, 50);
+  assert.equal(joined.socketErrors, 3);
+  assert.deepEqual(joined.rssMiB, [100, 300, 50]);
 });

@@ -19,6 +19,7 @@ import { log, logRecord } from "../log.ts";
 import { dropMainThreadPermissions, reportPermissions } from "../isolation/permissions.ts";
 import { redactSecrets } from "../secrets/find.ts";
 import { TOOLS } from "../tools/registry.ts";
+import { LATE, raceDeadline } from "../transport/deadline.ts";
 import { type HttpServer, type Readiness, serveHttp } from "../transport/http.ts";
 import { recordFields } from "../transport/http_log.ts";
 import { HttpMetrics } from "../transport/http_metrics.ts";
@@ -70,17 +71,12 @@ export const READINESS_TIMEOUT_MS = 5000;
 /** The `/readyz` checks: git found at start, and a listing of the root through a tool worker. */
 export function readinessProbe(server: DevServer, gitFound: boolean): () => Promise<Readiness> {
   return async () => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<"late">((resolve) => {
-      timer = setTimeout(() => resolve("late"), READINESS_TIMEOUT_MS);
-    });
     const listing = server.dispatcher.call("list_directory", {})
       .then((result) => result.isError !== true)
       .catch(() => false);
-    const answer = await Promise.race([listing, late]);
-    clearTimeout(timer);
+    const answer = await raceDeadline(listing, READINESS_TIMEOUT_MS);
     const workspace = answer === true;
-    const checks = { workspace_readable: workspace, tool_worker: answer !== "late", git: gitFound };
+    const checks = { workspace_readable: workspace, tool_worker: answer !== LATE, git: gitFound };
     return { ready: Object.values(checks).every(Boolean), checks };
   };
 }

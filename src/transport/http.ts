@@ -20,6 +20,7 @@
 import { createMcpHandler, type McpServerFactory } from "@modelcontextprotocol/server";
 import { REFUSAL_META_KEY } from "../contract/envelope.ts";
 import { authRefusal, BearerCheck } from "./http_auth.ts";
+import { LATE, raceDeadline } from "./deadline.ts";
 import { readBody } from "./http_body.ts";
 import { CallGate } from "./http_gate.ts";
 import { type HttpMetrics } from "./http_metrics.ts";
@@ -101,8 +102,22 @@ export function urlHost(host: string): string {
   return host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
 }
 
-/** Starts serving; resolves once the port is bound. */
-export function serveHttp(options: HttpServeOptions): HttpServer {
+/** The gates and the SDK handler as one fetch function, without a listener (tests call it directly). */
+export interface HttpHandler {
+  /** Serves one request. */
+  fetch(request: Request): Promise<Response>;
+  /** From now on every request is answered 503 (shutting down). */
+  stopAccepting(): void;
+  /** Aborts every exchange still in flight (their calls are asked to stop). */
+  abortInFlight(): void;
+  /** Exchanges in flight now. */
+  readonly inFlight: number;
+  /** Closes the SDK handler. */
+  close(): Promise<void>;
+}
+
+/** Builds the handler; `hostname` and `port` of `options` are not used. */
+export function createHttpHandler(options: HttpServeOptions): HttpHandler {
   const handler = createMcpHandler(options.factory, {
     legacy: options.legacy,
     maxRequestBodySize: options.maxBodyBytes,
@@ -183,7 +198,7 @@ export function serveHttp(options: HttpServeOptions): HttpServer {
       note({ outcome: "error", errorCode: -32603 });
       return jsonRpcError(500, -32603, "Internal error", {}, message.id);
     }
-    return await finishResponse(response, release, note);
+    return await finishResponse(response, release, note, () => abort.abort());
   };
 
   const route = async (
@@ -238,6 +253,64 @@ export function serveHttp(options: HttpServeOptions): HttpServer {
     options.metrics?.countRequest(record);
     options.onRequest?.(record);
   };
+  const fetch = async (request: Request): Promise<Response> => {
+    const started = performance.now();
+    const requestId = crypto.randomUUID();
+    const fields: Partial<RequestRecord> & { ended?: Promise<void> } = {};
+    const note = (more: Partial<RequestRecord> & { ended?: Promise<void> }) =>
+      Object.assign(fields, more);
+    let response: Response;
+    if (!accepting) {
+      note({ outcome: "refused", errorCode: "shutting_down" });
+      response = jsonRpcError(503, -32000, "Server shutting down.", {
+        Connection: "close",
+        "Retry-After": String(RETRY_AFTER_SECONDS),
+      });
+    } else {
+      try {
+        response = await route(request, note);
+      } catch (error) {
+        options.onError?.(error instanceof Error ? error : new Error(String(error)));
+        note({ outcome: "error", errorCode: -32603 });
+        response = jsonRpcError(500, -32603, "Internal error");
+      }
+    }
+    response.headers.set("X-Request-Id", requestId);
+    const record = (): RequestRecord => {
+      const { ended: _ended, ...rest } = fields;
+      return {
+        requestId,
+        httpMethod: request.method,
+        path: safePath(request.url),
+        status: response.status,
+        ...rest,
+        outcome: fields.outcome ?? (response.ok ? "ok" : "error"),
+        durationMs: Math.round((performance.now() - started) * 10) / 10,
+      };
+    };
+    // A streamed answer is recorded when its stream ends.
+    if (fields.ended !== undefined) fields.ended.then(() => emit(record()));
+    else emit(record());
+    return response;
+  };
+  return {
+    fetch,
+    stopAccepting: () => {
+      accepting = false;
+    },
+    abortInFlight: () => {
+      for (const abort of inFlight) abort.abort(new Error("server shutting down"));
+    },
+    get inFlight() {
+      return inFlight.size;
+    },
+    close: () => handler.close(),
+  };
+}
+
+/** Starts serving `options` on `Deno.serve`; the port is bound when this returns. */
+export function serveHttp(options: HttpServeOptions): HttpServer {
+  const handler = createHttpHandler(options);
   const server = Deno.serve(
     {
       hostname: options.hostname,
@@ -248,65 +321,19 @@ export function serveHttp(options: HttpServeOptions): HttpServer {
         return jsonRpcError(500, -32603, "Internal error");
       },
     },
-    async (request) => {
-      const started = performance.now();
-      const requestId = crypto.randomUUID();
-      const fields: Partial<RequestRecord> & { ended?: Promise<void> } = {};
-      const note = (more: Partial<RequestRecord> & { ended?: Promise<void> }) =>
-        Object.assign(fields, more);
-      let response: Response;
-      if (!accepting) {
-        note({ outcome: "refused", errorCode: "shutting_down" });
-        response = jsonRpcError(503, -32000, "Server shutting down.", {
-          Connection: "close",
-          "Retry-After": String(RETRY_AFTER_SECONDS),
-        });
-      } else {
-        try {
-          response = await route(request, note);
-        } catch (error) {
-          options.onError?.(error instanceof Error ? error : new Error(String(error)));
-          note({ outcome: "error", errorCode: -32603 });
-          response = jsonRpcError(500, -32603, "Internal error");
-        }
-      }
-      response.headers.set("X-Request-Id", requestId);
-      const record = () => {
-        const { ended: _ended, ...rest } = fields;
-        return {
-          requestId,
-          httpMethod: request.method,
-          path: safePath(request.url),
-          status: response.status,
-          ...rest,
-          outcome: fields.outcome ?? (response.ok ? "ok" : "error"),
-          durationMs: Math.round((performance.now() - started) * 10) / 10,
-        };
-      };
-      // A streamed answer is recorded when its stream ends.
-      if (fields.ended !== undefined) fields.ended.then(() => emit(record()));
-      else emit(record());
-      return response;
-    },
+    (request) => handler.fetch(request),
   );
-
   const port = server.addr.port;
   return {
     url: `http://${urlHost(options.hostname)}:${port}${MCP_PATH}`,
     port,
     finished: server.finished,
     async shutdown(deadlineMs: number) {
-      accepting = false;
+      handler.stopAccepting();
       const stopped = server.shutdown();
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const late = new Promise<"late">((resolve) => {
-        timer = setTimeout(() => resolve("late"), deadlineMs);
-      });
-      const outcome = await Promise.race([stopped.then(() => "done" as const), late]);
-      clearTimeout(timer);
-      if (outcome === "late") {
-        for (const abort of inFlight) abort.abort(new Error("server shutting down"));
-        await Promise.race([stopped, new Promise((r) => setTimeout(r, 1000))]);
+      if (await raceDeadline(stopped, deadlineMs) === LATE) {
+        handler.abortInFlight();
+        await raceDeadline(stopped, 1000);
       }
       await handler.close().catch(() => {});
     },
@@ -352,12 +379,14 @@ export function inspectAnswer(text: string): { outcome: string; errorCode?: stri
  * Adds what every SDK answer needs from us (`X-Accel-Buffering: no` on SSE,
  * so a proxy streams it), records its outcome, and calls `release` when the
  * answer is over: once a JSON body is read, or when an SSE stream ends or
- * the client goes away.
+ * the client goes away — which also aborts the exchange, so the call's
+ * stop flag is raised.
  */
 async function finishResponse(
   response: Response,
   release: () => void,
   note: (fields: Partial<RequestRecord> & { ended?: Promise<void> }) => void,
+  cancelled: () => void,
 ): Promise<Response> {
   const headers = new Headers(response.headers);
   if (!isEventStream(response) || response.body === null) {
@@ -390,6 +419,8 @@ async function finishResponse(
       } else controller.enqueue(next.value);
     },
     cancel(reason) {
+      // The client closed the stream: its call is asked to stop (cooperative stop flag).
+      cancelled();
       once();
       return reader.cancel(reason);
     },

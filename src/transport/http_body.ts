@@ -8,6 +8,8 @@
  * @module
  */
 
+import { LATE, raceDeadline } from "./deadline.ts";
+
 /** The outcome of reading a body. */
 export type BodyRead =
   | { readonly ok: true; readonly bytes: Uint8Array }
@@ -34,14 +36,11 @@ export async function readBody(request: Request, limits: BodyLimits): Promise<Bo
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const expired = new Promise<"timeout">((resolve) => {
-    timer = setTimeout(() => resolve("timeout"), limits.timeoutMs);
-  });
+  const deadline = performance.now() + limits.timeoutMs;
   try {
     while (true) {
-      const next = await Promise.race([reader.read(), expired]);
-      if (next === "timeout") {
+      const next = await raceDeadline(reader.read(), Math.max(0, deadline - performance.now()));
+      if (next === LATE) {
         reader.cancel().catch(() => {});
         return { ok: false, status: 408, code: "body_timeout" };
       }
@@ -57,7 +56,6 @@ export async function readBody(request: Request, limits: BodyLimits): Promise<Bo
     // The client went away mid-body.
     return { ok: false, status: 400, code: "body_aborted" };
   } finally {
-    clearTimeout(timer);
     reader.releaseLock();
   }
   if (chunks.length === 1) return { ok: true, bytes: chunks[0] };

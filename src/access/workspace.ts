@@ -55,7 +55,12 @@ export interface DirectoryListing {
   readonly entries: DirectoryEntry[];
   readonly deniedCount: number;
   readonly hiddenCount: number;
-  /** Changes when entries are added or removed: guards pagination cursors. */
+  /**
+   * Changes when entries are added, removed or renamed: guards pagination
+   * cursors. Made from the sorted names alone (not the directory's mtime), so
+   * two checkouts of the same tree agree and a cursor one instance issued is
+   * redeemed by another (ADR-042).
+   */
   readonly fingerprint: string;
 }
 
@@ -227,8 +232,7 @@ export class Workspace {
       const bd = b.type === "directory" ? 0 : 1;
       return ad - bd || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
     });
-    const mtime = target.info.mtime?.getTime() ?? 0;
-    return { entries, deniedCount, hiddenCount, fingerprint: `${mtime}:${names.length}` };
+    return { entries, deniedCount, hiddenCount, fingerprint: namesFingerprint(names) };
   }
 
   async #describe(dir: string, name: string): Promise<DirectoryEntry> {
@@ -349,4 +353,21 @@ function concat(chunks: Uint8Array[], total: number): Uint8Array {
     offset += chunk.length;
   }
   return out;
+}
+
+/**
+ * A listing's fingerprint: the count and two 32-bit FNV-1a-style hashes
+ * (different offsets and multipliers) of the sorted names, each followed by a NUL. The same names give
+ * the same fingerprint on any machine and any checkout.
+ */
+export function namesFingerprint(sortedNames: readonly string[]): string {
+  let a = 0x811c9dc5, b = 0x2f6a1c3b;
+  for (const name of sortedNames) {
+    for (let i = 0; i <= name.length; i++) {
+      const unit = i < name.length ? name.charCodeAt(i) : 0;
+      a = Math.imul(a ^ unit, 0x01000193);
+      b = Math.imul(b ^ unit, 0x5bd1e995);
+    }
+  }
+  return `${sortedNames.length}:${(a >>> 0).toString(36)}${(b >>> 0).toString(36)}`;
 }

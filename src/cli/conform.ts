@@ -8,6 +8,7 @@
  * @module
  */
 
+import { basename, dirname, join, resolve } from "node:path";
 import { workspacePhrase } from "../contract/text.ts";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { createDevServer, type DevServer, longestCallMs } from "../app.ts";
@@ -106,19 +107,40 @@ async function print(report: ConformanceReport, args: ParsedArgs): Promise<numbe
   if (args.junit === "-") {
     console.log(formatJunit(report).trimEnd());
   } else if (args.junit !== undefined) {
-    try {
-      await Deno.writeTextFile(args.junit, formatJunit(report));
-    } catch (error) {
-      // The devserver permission set grants no write (ADR-010): add --allow-write=FILE, or use -.
-      console.error(`devserver: cannot write ${args.junit}: ${(error as Error).message}`);
-      return 2;
-    }
+    await writeReport(args.junit, formatJunit(report));
     console.log(formatTable(report));
   } else {
     console.log(args.json ? formatJson(report) : formatTable(report));
   }
   if (report.connectionError) return 2;
   return report.conformant ? 0 : 1;
+}
+
+/**
+ * Writes `text` to `path` atomically: a fresh temporary file beside it, then
+ * a rename over it, so a reader (a CI system collecting JUnit files) never
+ * sees half a report and a failed write leaves the old file as it was.
+ * A refused write is a usage error (exit 2) that says what to grant.
+ */
+export async function writeReport(path: string, text: string): Promise<void> {
+  const target = resolve(path);
+  const temporary = join(dirname(target), `.${basename(target)}.${crypto.randomUUID()}.tmp`);
+  try {
+    await Deno.writeTextFile(temporary, text, { createNew: true, mode: 0o644 });
+    await Deno.rename(temporary, target);
+  } catch (error) {
+    await Deno.remove(temporary).catch(() => {});
+    if (error instanceof Deno.errors.NotCapable) {
+      throw new UsageError(
+        `--junit ${path}: this run may not write files; grant write to its directory ` +
+          `(deno run --allow-write=${dirname(target)} …) or print the XML with --junit -`,
+      );
+    }
+    if (error instanceof Deno.errors.PermissionDenied) {
+      throw new UsageError(`--junit ${path}: permission denied by the file system`);
+    }
+    throw new UsageError(`--junit ${path}: cannot write: ${(error as Error).message}`);
+  }
 }
 
 function splitCommand(line: string): string[] {

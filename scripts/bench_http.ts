@@ -1,0 +1,375 @@
+/**
+ * `deno task bench:http`: HTTP throughput under wrk (the Debian package),
+ * side by side in one run — a bare SDK echo server (`createMcpHandler`, one
+ * trivial tool: scripts/lib/http_echo_server.ts) as the baseline, then
+ * devserver's `read_file` of a small file and `search_code` over a medium
+ * tree. Each: requests/s, p50/p99 latency, errors (non-2xx, socket errors,
+ * and 200 answers that carry a JSON-RPC error or an `isError` result), and
+ * the server's RSS sampled through the run. The goal: `read_file` at ≥ 60%
+ * of the echo baseline's requests/s, no errors, RSS flat.
+ *
+ * Usage: deno task bench:http [--duration 30] [--rounds 6] [--connections 64] [--threads 2] [--json FILE]
+ *        [--server-env NAME=VALUE]… (settings for the devserver instance, e.g. MCP_LOG__LEVEL=warn)
+ *
+ * @module
+ */
+
+import { parseArgs } from "node:util";
+import { join } from "node:path";
+import { MODERN_PROTOCOL_VERSION, PROTOCOL_VERSION_META_KEY } from "../src/version.ts";
+import { metadataHeaders } from "../src/conform/http.ts";
+import { REPO_ROOT } from "./lib/program.ts";
+import { TOOL_QUEUE_LIMIT } from "../src/app.ts";
+import {
+  type HttpInstance,
+  postMcp,
+  startHttpInstance,
+  startListening,
+} from "./lib/http_instance.ts";
+
+const { values } = parseArgs({
+  args: Deno.args,
+  options: {
+    duration: { type: "string", default: "30" },
+    connections: { type: "string", default: "64" },
+    threads: { type: "string", default: "2" },
+    rounds: { type: "string", default: "6" },
+    json: { type: "string" },
+    "server-env": { type: "string", multiple: true, default: [] },
+  },
+});
+const DURATION_S = Number(values.duration);
+const CONNECTIONS = Number(values.connections);
+const THREADS = Number(values.threads);
+/** A compared pair runs in this many alternating slices, so drift in the machine's load hits both. */
+const ROUNDS = Math.max(1, Number(values.rounds));
+
+/** One load run's figures. */
+export interface LoadFigures {
+  readonly name: string;
+  readonly requestsPerSecond: number;
+  readonly requests: number;
+  /** Answers per second that were a 200 with a non-error result (the throughput that counts). */
+  readonly okPerSecond: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly non2xx: number;
+  readonly socketErrors: number;
+  /** 200 answers whose body is a JSON-RPC error or an isError result. */
+  readonly badBodies: number;
+  /** The first error answer's message, when there was one. */
+  readonly sampleError?: string;
+  /** Server RSS in MiB, one sample a second. */
+  readonly rssMiB: number[];
+}
+
+/** The wrk Lua script that POSTs `message` with the 2026-07-28 headers and counts bad bodies. */
+export function wrkScript(message: Record<string, unknown>): string {
+  const headers = {
+    "Content-Type": "application/json",
+    Accept: "application/json, text/event-stream",
+    ...metadataHeaders(message),
+  };
+  const lua = (s: string) => JSON.stringify(s); // a JSON string is a valid Lua string literal here
+  return [
+    `wrk.method = "POST"`,
+    `wrk.body = ${lua(JSON.stringify(message))}`,
+    ...Object.entries(headers).map(([k, v]) => `wrk.headers[${lua(k)}] = ${lua(v)}`),
+    `local threads = {}`,
+    `function setup(thread) table.insert(threads, thread) end`,
+    `function init(args) bad = 0 end`,
+    `function response(status, headers, body)`,
+    `  if status == 200 and (string.find(body, '"isError":true', 1, true)`,
+    `      or string.find(body, '"error":{', 1, true)) then`,
+    `    bad = bad + 1`,
+    `    if first_bad == nil then first_bad = string.sub(body, 1, 300) end`,
+    `  end`,
+    `end`,
+    `function done(summary, latency, requests)`,
+    `  local total = 0`,
+    `  local sample = nil`,
+    `  for _, t in ipairs(threads) do`,
+    `    total = total + t:get("bad")`,
+    `    sample = sample or t:get("first_bad")`,
+    `  end`,
+    `  io.write(string.format("BAD_BODIES %d\\n", total))`,
+    `  if sample then io.write("FIRST_BAD " .. string.gsub(sample, "\\n", " ") .. "\\n") end`,
+    `end`,
+    ``,
+  ].join("\n");
+}
+
+function firstBad(output: string): string | undefined {
+  return /^FIRST_BAD (.*)$/m.exec(output)?.[1];
+}
+
+function toMs(value: string, unit: string): number {
+  return Number(value) * ({ us: 0.001, ms: 1, s: 1000, m: 60_000 }[unit] ?? NaN);
+}
+
+/** Reads wrk's `--latency` report. */
+export function parseWrk(
+  output: string,
+): Omit<LoadFigures, "name" | "rssMiB" | "okPerSecond" | "sampleError"> {
+  const num = (re: RegExp) => Number(re.exec(output)?.[1] ?? NaN);
+  const latency = (pct: string) => {
+    const m = new RegExp(`^\\s*${pct}%\\s+([\\d.]+)(us|ms|s|m)\\s*$`, "m").exec(output);
+    return m ? toMs(m[1], m[2]) : NaN;
+  };
+  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(
+    output,
+  );
+  return {
+    requestsPerSecond: num(/Requests\/sec:\s+([\d.]+)/),
+    requests: num(/(\d+) requests in/),
+    p50Ms: latency("50"),
+    p99Ms: latency("99"),
+    non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(output)?.[1] ?? 0),
+    socketErrors: socket ? socket.slice(1).reduce((a, b) => a + Number(b), 0) : 0,
+    badBodies: num(/BAD_BODIES (\d+)/),
+  };
+}
+
+function rssMiB(pid: number): number {
+  try {
+    const status = Deno.readTextFileSync(`/proc/${pid}/status`);
+    return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN) / 1024;
+  } catch {
+    return NaN;
+  }
+}
+
+const META = {
+  [PROTOCOL_VERSION_META_KEY]: MODERN_PROTOCOL_VERSION,
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
+
+function toolCall(name: string, args: Record<string, unknown>): Record<string, unknown> {
+  return {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/call",
+    params: { name, arguments: args, _meta: META },
+  };
+}
+
+/**
+ * Slices of one load joined: total answers over total time, errors summed,
+ * the median slice's p50 and the worst slice's p99, RSS samples in order.
+ */
+export function combine(slices: LoadFigures[]): LoadFigures {
+  const sum = (f: (x: LoadFigures) => number) => slices.reduce((a, x) => a + f(x), 0);
+  const seconds = sum((x) => x.requests / x.requestsPerSecond);
+  const okAnswers = sum((x) => x.okPerSecond * x.requests / x.requestsPerSecond);
+  const p50s = slices.map((x) => x.p50Ms).sort((a, b) => a - b);
+  return {
+    name: slices[0].name,
+    requests: sum((x) => x.requests),
+    requestsPerSecond: sum((x) => x.requests) / seconds,
+    okPerSecond: okAnswers / seconds,
+    p50Ms: p50s[Math.floor(p50s.length / 2)],
+    p99Ms: Math.max(...slices.map((x) => x.p99Ms)),
+    non2xx: sum((x) => x.non2xx),
+    socketErrors: sum((x) => x.socketErrors),
+    badBodies: sum((x) => x.badBodies),
+    rssMiB: slices.flatMap((x) => x.rssMiB),
+    sampleError: slices.find((x) => x.sampleError)?.sampleError,
+  };
+}
+
+/** One request first, so a wrong setup fails loudly instead of measuring errors. */
+async function preflight(url: string, message: Record<string, unknown>): Promise<void> {
+  const response = await postMcp(url, message);
+  const text = await response.text();
+  if (response.status !== 200 || text.includes('"isError":true') || text.includes('"error":{')) {
+    throw new Error(`preflight to ${url} failed: ${response.status} ${text.slice(0, 400)}`);
+  }
+}
+
+async function load(
+  name: string,
+  connections: number,
+  url: string,
+  pid: number,
+  message: Record<string, unknown>,
+  dir: string,
+  seconds = DURATION_S,
+): Promise<LoadFigures> {
+  await preflight(url, message);
+  const script = join(dir, `${name.replace(/\W+/g, "_")}.lua`);
+  await Deno.writeTextFile(script, wrkScript(message));
+  const samples: number[] = [];
+  const sampler = setInterval(() => samples.push(rssMiB(pid)), 1000);
+  const out = await new Deno.Command("wrk", {
+    args: [
+      `-t${THREADS}`,
+      `-c${connections}`,
+      `-d${seconds}s`,
+      "--timeout",
+      "10s",
+      "--latency",
+      "-s",
+      script,
+      url,
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  clearInterval(sampler);
+  const text = new TextDecoder().decode(out.stdout);
+  if (!out.success) throw new Error(`wrk failed: ${new TextDecoder().decode(out.stderr)}`);
+  const figures = parseWrk(text);
+  const ok = figures.requests - figures.non2xx - figures.badBodies;
+  return {
+    name,
+    ...figures,
+    okPerSecond: ok * figures.requestsPerSecond / figures.requests,
+    rssMiB: samples,
+    sampleError: firstBad(text),
+  };
+}
+
+function startEcho(): Promise<HttpInstance> {
+  return startListening([
+    "run",
+    "-q",
+    "--no-prompt",
+    "--frozen",
+    "--config",
+    `${REPO_ROOT}/deno.json`,
+    "--allow-net=127.0.0.1",
+    `${REPO_ROOT}/scripts/lib/http_echo_server.ts`,
+  ], "bare SDK echo");
+}
+
+/** A medium tree for search_code: copies of this repository's src/ and tests/. */
+async function makeWorkspace(dir: string): Promise<string> {
+  const root = join(dir, "workspace");
+  await Deno.mkdir(root, { recursive: true });
+  await Deno.writeTextFile(join(root, "small.txt"), "a small file\n".repeat(40));
+  for (const sub of ["src", "tests", "docs", "scripts"]) {
+    const out = await new Deno.Command("cp", { args: ["-r", join(REPO_ROOT, sub), root] })
+      .output();
+    if (!out.success) throw new Error(`cp ${sub} failed`);
+  }
+  return root;
+}
+
+function countFiles(dir: string): { files: number; bytes: number } {
+  let files = 0, bytes = 0;
+  for (const entry of Deno.readDirSync(dir)) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory) {
+      const sub = countFiles(path);
+      files += sub.files;
+      bytes += sub.bytes;
+    } else if (entry.isFile) {
+      files++;
+      bytes += Deno.statSync(path).size;
+    }
+  }
+  return { files, bytes };
+}
+
+/**
+ * How much RSS grew over the second half of a run (last sample minus the
+ * middle one): the heap grows to a plateau in the first seconds under any
+ * load; a leak keeps growing after it.
+ */
+export function secondHalfGrowth(rss: number[]): number {
+  if (rss.length < 2) return NaN;
+  return rss[rss.length - 1] - rss[Math.floor(rss.length / 2)];
+}
+
+function describe(f: LoadFigures, baseline?: LoadFigures): string {
+  const rss = f.rssMiB.filter(Number.isFinite);
+  const first = rss[Math.min(1, rss.length - 1)] ?? NaN; // after a second of warm-up
+  const last = rss.at(-1) ?? NaN;
+  const ratio = baseline
+    ? ` (${(100 * f.okPerSecond / baseline.okPerSecond).toFixed(0)}% of echo)`
+    : "";
+  return `${f.name.padEnd(30)} ${f.requestsPerSecond.toFixed(0).padStart(5)} answers/s, ` +
+    `${f.okPerSecond.toFixed(0).padStart(5)} ok/s${ratio}  ` +
+    `p50 ${f.p50Ms.toFixed(1)} ms  p99 ${f.p99Ms.toFixed(1)} ms  ` +
+    `errors: non-2xx ${f.non2xx}, socket ${f.socketErrors}, JSON-RPC/isError ${f.badBodies}  ` +
+    `RSS ${first.toFixed(0)} → ${last.toFixed(0)} MiB (max ${Math.max(...rss).toFixed(0)}; ` +
+    `second half ${secondHalfGrowth(rss) >= 0 ? "+" : ""}${secondHalfGrowth(rss).toFixed(0)} MiB)` +
+    (f.sampleError ? `\n${" ".repeat(30)} first error answer: ${f.sampleError.slice(0, 200)}` : "");
+}
+
+if (import.meta.main) {
+  const which = await new Deno.Command("wrk", {
+    args: ["--version"],
+    stdout: "null",
+    stderr: "null",
+  })
+    .output().catch(() => undefined);
+  if (which === undefined) {
+    console.log("bench:http: wrk is not installed (apt-get install wrk); skipped");
+    Deno.exit(0);
+  }
+  const dir = await Deno.makeTempDir({ prefix: "devserver-bench-http-" });
+  try {
+    const root = await makeWorkspace(dir);
+    const tree = countFiles(root);
+    console.log(
+      `bench:http: wrk -t${THREADS} -c${CONNECTIONS} -d${DURATION_S}s ` +
+        `(compared pairs in ${ROUNDS} alternating slices); ` +
+        `workspace ${tree.files} files, ${(tree.bytes / 1e6).toFixed(1)} MB`,
+    );
+    const results: LoadFigures[] = [];
+    const report = (f: LoadFigures, baseline?: LoadFigures) => {
+      results.push(f);
+      console.log(describe(f, baseline));
+      return f;
+    };
+    // Within the queue: at most as many connections as calls the server admits at once.
+    const admitted = Math.min(CONNECTIONS, TOOL_QUEUE_LIMIT);
+    const echoCall = toolCall("echo", { text: "hi" });
+    const readCall = toolCall("read_file", { path: "small.txt" });
+    const searchCall = toolCall("search_code", { pattern: "CursorCodec" });
+    // Both servers run through the whole bench; each devserver run follows its
+    // baseline directly, so a change in the machine's load hits both alike.
+    await using echo = await startEcho();
+    const serverEnv = Object.fromEntries(
+      values["server-env"].map((
+        pair,
+      ) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)]),
+    );
+    await using server = await startHttpInstance(root, serverEnv);
+    console.log(`devserver: ${server.program}`);
+    const run = (
+      name: string,
+      c: number,
+      target: HttpInstance,
+      call: Record<string, unknown>,
+      seconds = DURATION_S,
+    ) => load(`${name} c${c}`, c, target.url, target.pid, call, dir, seconds);
+    /** Baseline and devserver in alternating slices of the duration. */
+    const pair = async (c: number) => {
+      const slice = Math.max(1, Math.round(DURATION_S / ROUNDS));
+      const base: LoadFigures[] = [], mine: LoadFigures[] = [];
+      for (let i = 0; i < ROUNDS; i++) {
+        base.push(await run("echo (bare SDK)", c, echo, echoCall, slice));
+        mine.push(await run("read_file small", c, server, readCall, slice));
+      }
+      const baseline = report(combine(base));
+      return [baseline, report(combine(mine), baseline)];
+    };
+    const [echo64, read64] = await pair(CONNECTIONS);
+    const [echoAdmitted, readAdmitted] = await pair(admitted);
+    report(await run("search_code medium", CONNECTIONS, server, searchCall), echo64);
+    report(await run("search_code medium", admitted, server, searchCall), echoAdmitted);
+    for (const [read, base] of [[read64, echo64], [readAdmitted, echoAdmitted]]) {
+      const ratio = read.okPerSecond / base.okPerSecond;
+      console.log(
+        `${read.name} / ${base.name}: ${(100 * ratio).toFixed(0)}% of ok answers/s (goal ≥ 60%) — ${
+          ratio >= 0.6 ? "met" : "NOT met"
+        }`,
+      );
+    }
+    if (values.json) await Deno.writeTextFile(values.json, JSON.stringify(results, null, 2));
+  } finally {
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+}

@@ -1,0 +1,79 @@
+import assert from "node:assert/strict";
+import { combine, parseWrk, secondHalfGrowth, wrkScript } from "../../scripts/bench_http.ts";
+
+const SAMPLE = `Running 30s test @ http://127.0.0.1:1/mcp
+  2 threads and 64 connections
+  Latency Distribution
+     50%   40.04ms
+     75%   80.00ms
+     90%  120.00ms
+     99%    1.02s
+  35231 requests in 30.02s, 19.51MB read
+  Socket errors: connect 0, read 3, write 0, timeout 2
+  Non-2xx or 3xx responses: 7
+Requests/sec:   1173.59
+Transfer/sec:    665.38KB
+BAD_BODIES 27404
+`;
+
+Deno.test("bench:http reads wrk's report: rate, percentiles in ms, every error class", () => {
+  const figures = parseWrk(SAMPLE);
+  assert.equal(figures.requestsPerSecond, 1173.59);
+  assert.equal(figures.requests, 35231);
+  assert.equal(figures.p50Ms, 40.04);
+  assert.equal(figures.p99Ms, 1020);
+  assert.equal(figures.socketErrors, 5);
+  assert.equal(figures.non2xx, 7);
+  assert.equal(figures.badBodies, 27404);
+});
+
+Deno.test("bench:http's wrk script POSTs the body with the headers it implies", () => {
+  const script = wrkScript({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/call",
+    params: {
+      name: "read_file",
+      arguments: { path: "a" },
+      _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28" },
+    },
+  });
+  assert.match(script, /^wrk\.method = "POST"$/m);
+  assert.match(script, /^wrk\.headers\["Mcp-Method"\] = "tools\/call"$/m);
+  assert.match(script, /^wrk\.headers\["Mcp-Name"\] = "read_file"$/m);
+  assert.match(script, /^wrk\.headers\["MCP-Protocol-Version"\] = "2026-07-28"$/m);
+  const body = JSON.parse(JSON.parse(/^wrk\.body = (.*)$/m.exec(script)![1]));
+  assert.equal(body.params._meta["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
+});
+
+Deno.test("bench:http: RSS flatness is growth over the run's second half", () => {
+  assert.equal(secondHalfGrowth([100, 200, 250, 250, 251]), 1);
+  assert.equal(secondHalfGrowth([100, 120, 140, 160, 180, 200]), 40);
+});
+
+Deno.test("bench:http joins alternating slices: answers over time, the worst p99, errors summed", () => {
+  const slice = (requests: number, rps: number, p50Ms: number, p99Ms: number, bad: number) => ({
+    name: "x",
+    requests,
+    requestsPerSecond: rps,
+    okPerSecond: rps * (requests - bad) / requests,
+    p50Ms,
+    p99Ms,
+    non2xx: 0,
+    socketErrors: 1,
+    badBodies: bad,
+    rssMiB: [requests],
+  });
+  const joined = combine([
+    slice(100, 100, 5, 50, 0),
+    slice(300, 100, 7, 20, 30),
+    slice(50, 50, 9, 9, 0),
+  ]);
+  assert.equal(joined.requests, 450);
+  assert.equal(joined.requestsPerSecond, 90); // 450 answers in 1 + 3 + 1 s
+  assert.equal(joined.okPerSecond, 84);
+  assert.equal(joined.p50Ms, 7);
+  assert.equal(joined.p99Ms, 50);
+  assert.equal(joined.socketErrors, 3);
+  assert.deepEqual(joined.rssMiB, [100, 300, 50]);
+});

@@ -132,3 +132,21 @@ Deno.test("search_code: a tree 1,500 directories deep neither overflows the stac
   ]);
   assert.equal(found.truncated, false);
 });
+
+Deno.test("attack: a 50 MB single line is skipped and counted at the default cap, and searched whole, its line cut around the match, when the cap allows it", async () => {
+  await using ws = await makeWorkspace({ "small.txt": "needle\n" });
+  const line = new Uint8Array(50 * 1024 * 1024).fill(0x61); // "aaaa…", no newline
+  line.set(new TextEncoder().encode("needle"), line.length - 6);
+  Deno.writeFileSync(`${ws.root}/one-line.txt`, line);
+  const capped = await search(ws.root, { pattern: "needle" });
+  assert.deepEqual(capped.files.map((f) => f.path), ["small.txt"]);
+  assert.equal(capped.skipped.too_large, 1);
+
+  const env = { MCP_SEARCH__MAX_FILE_BYTES: String(64 * 1024 * 1024) };
+  const whole = await search(ws.root, { pattern: "needle" }, env);
+  assert.deepEqual(whole.files.map((f) => f.path), ["one-line.txt", "small.txt"]);
+  const match = whole.files[0].matches![0] as { line: number; column: number; text: string };
+  assert.equal(match.line, 1);
+  assert.equal(match.column, line.length - 5);
+  assert.ok(match.text.length <= 402 && match.text.includes("needle"), match.text.slice(0, 80));
+});

@@ -17,6 +17,7 @@
  * @module
  */
 
+import process from "node:process";
 import { devserverV8FlagsArg } from "./lib/program.ts";
 
 const ROUNDS = Number(Deno.env.get("BENCH_ROUNDS") ?? "5");
@@ -90,11 +91,40 @@ function rgSelection(): string[] {
   ];
 }
 
-async function rg(args: string[]): Promise<{ ms: number; stdout: string }> {
+/** GNU time, when installed: ripgrep's CPU time (user + system), which load does not inflate. */
+const GNU_TIME = (() => {
+  try {
+    return Deno.statSync("/usr/bin/time").isFile ? "/usr/bin/time" : undefined;
+  } catch {
+    return undefined;
+  }
+})();
+
+async function rg(args: string[]): Promise<{ ms: number; cpuMs?: number; stdout: string }> {
   const started = performance.now();
-  const out = await new Deno.Command("rg", { args, cwd: CORPUS, stdout: "piped" }).output();
+  const out = GNU_TIME
+    ? await new Deno.Command(GNU_TIME, {
+      args: ["-f", "cpu %U %S", "rg", ...args],
+      cwd: CORPUS,
+      stdout: "piped",
+      stderr: "piped",
+    }).output()
+    : await new Deno.Command("rg", { args, cwd: CORPUS, stdout: "piped" }).output();
   const ms = performance.now() - started;
-  return { ms, stdout: new TextDecoder().decode(out.stdout) };
+  const cpu = GNU_TIME
+    ? /cpu ([\d.]+) ([\d.]+)\s*$/.exec(new TextDecoder().decode(out.stderr))
+    : null;
+  return {
+    ms,
+    ...(cpu ? { cpuMs: (Number(cpu[1]) + Number(cpu[2])) * 1000 } : {}),
+    stdout: new TextDecoder().decode(out.stdout),
+  };
+}
+
+/** CPU time of this process (user + system), in ms. */
+function cpuNow(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
 }
 
 function median(xs: number[]): number {
@@ -164,10 +194,13 @@ const QUERIES: Query[] = [
 ];
 
 type Hit = string;
-async function ours(args: Query["args"]): Promise<{ ms: number; hits: Hit[]; rss: number }> {
+async function ours(
+  args: Query["args"],
+): Promise<{ ms: number; cpuMs: number; hits: Hit[]; rss: number }> {
   let peak = Deno.memoryUsage().rss;
   const timer = setInterval(() => (peak = Math.max(peak, Deno.memoryUsage().rss)), 20);
   const started = performance.now();
+  const cpuStarted = cpuNow();
   const hits: Hit[] = [];
   let cursor: string | undefined;
   do {
@@ -186,22 +219,26 @@ async function ours(args: Query["args"]): Promise<{ ms: number; hits: Hit[]; rss
     peak = Math.max(peak, Deno.memoryUsage().rss);
   } while (cursor);
   const ms = performance.now() - started;
+  const cpuMs = cpuNow() - cpuStarted;
   clearInterval(timer);
-  return { ms, hits, rss: peak };
+  return { ms, cpuMs, hits, rss: peak };
 }
 
 const rows: string[] = [];
 let peakRss = 0;
 for (const q of QUERIES) {
   const oursMs: number[] = [], rgMs: number[] = [];
+  const oursCpu: number[] = [], rgCpu: number[] = [];
   let same = true;
   let count = 0;
   await rg(["-j2", "-n", "-S", ...rgSelection(), ...q.rg]); // warm
   for (let r = 0; r < ROUNDS; r++) {
     const base = await rg(["-j2", "-n", "-S", ...rgSelection(), ...q.rg]);
     rgMs.push(base.ms);
+    if (base.cpuMs !== undefined) rgCpu.push(base.cpuMs);
     const mine = await ours(q.args);
     oursMs.push(mine.ms);
+    oursCpu.push(mine.cpuMs);
     peakRss = Math.max(peakRss, mine.rss);
     if (r === 0) {
       const theirs = base.stdout.split("\n").filter((l) => l).map((l) => {
@@ -219,19 +256,27 @@ for (const q of QUERIES) {
     }
   }
   const o = median(oursMs), b = median(rgMs);
+  const cpu = rgCpu.length > 0
+    ? `${(median(rgCpu) / 1000).toFixed(3)} / ${(median(oursCpu) / 1000).toFixed(3)} (${
+      (median(oursCpu) / median(rgCpu)).toFixed(2)
+    }×)`
+    : "n/a";
   rows.push(
     `| ${q.name} | \`${q.args.pattern}\` | ${count} | ${(b / 1000).toFixed(3)} | ${
       (o / 1000).toFixed(3)
-    } | ${(o / b).toFixed(2)}× | ${same ? "yes" : "NO"} |`,
+    } | ${(o / b).toFixed(2)}× | ${cpu} | ${same ? "yes" : "NO"} |`,
   );
 }
 
 // First 100 matches of a common term, from the call: direct and through the real server.
 const firstDirect: number[] = [];
+const firstCpu: number[] = [];
 for (let r = 0; r < ROUNDS; r++) {
   const started = performance.now();
+  const cpuStarted = cpuNow();
   await callDirect(ctx, "search_code", { pattern: "EXPORT_SYMBOL_GPL", max_results: 100 });
   firstDirect.push(performance.now() - started);
+  firstCpu.push(cpuNow() - cpuStarted);
 }
 const firstServer: number[] = [];
 {
@@ -249,15 +294,19 @@ const firstServer: number[] = [];
   }
 }
 
-console.log(`\ncorpus: ${CORPUS}, ${ROUNDS} rounds, medians, interleaved with rg -j2 -n\n`);
 console.log(
-  "| query | pattern | matching lines (rg) | rg -j2 s | search_code s | ratio | identical |",
+  `\ncorpus: ${CORPUS}, ${ROUNDS} rounds, medians, interleaved with rg -j2 -n; load average ${
+    Deno.loadavg().map((x) => x.toFixed(1)).join(" ")
+  }\n`,
 );
-console.log("| --- | --- | ---: | ---: | ---: | ---: | --- |");
+console.log(
+  "| query | pattern | matching lines (rg) | rg -j2 s | search_code s | ratio | CPU s, rg / ours | identical |",
+);
+console.log("| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |");
 for (const row of rows) console.log(row);
 console.log(
   `\nfirst 100 matches of EXPORT_SYMBOL_GPL: ${(median(firstDirect) / 1000).toFixed(3)} s direct, ${
     (median(firstServer) / 1000).toFixed(3)
-  } s through the server`,
+  } s through the server (CPU of the direct call: ${(median(firstCpu) / 1000).toFixed(3)} s)`,
 );
 console.log(`peak RSS of this process during the full scans: ${(peakRss / 1048576).toFixed(0)} MB`);

@@ -130,10 +130,12 @@ export function patternProblem(pattern: string): string | undefined {
 export class Denylist {
   /** Every pattern in force: the built-in ones, then those configuration added. */
   readonly patterns: readonly string[];
-  /** Name patterns, compiled. */
-  readonly #names: readonly RegExp[];
+  /** All name patterns as one expression: one test per name instead of one per pattern. */
+  readonly #anyName: RegExp | undefined;
   /** Path patterns, each compiled component by component. */
   readonly #paths: readonly (readonly RegExp[])[];
+  /** The last components of all path patterns as one expression: a name no path pattern can end at fails it. */
+  readonly #anyPathEnd: RegExp | undefined;
   /** The workspace root's last components: what a path pattern sees above the root. */
   readonly #context: readonly string[];
 
@@ -153,8 +155,9 @@ export class Denylist {
       if (!all.some((p) => p.toLowerCase() === pattern.toLowerCase())) all.push(pattern);
     }
     this.patterns = Object.freeze(all);
-    this.#names = all.filter((p) => !p.includes("/")).map(globToRegExp);
     this.#paths = all.filter((p) => p.includes("/")).map((p) => p.split("/").map(globToRegExp));
+    this.#anyName = anyOf(all.filter((p) => !p.includes("/")).map(globToRegExp));
+    this.#anyPathEnd = anyOf(this.#paths.map((p) => p[p.length - 1]));
     const longest = Math.max(0, ...this.#paths.map((p) => p.length));
     this.#context = root === undefined || longest < 2 ? [] : splitPath(root).slice(1 - longest);
   }
@@ -165,7 +168,7 @@ export class Denylist {
    * {@linkcode deniesEntry}, which knows the folder too.
    */
   deniesName(name: string): boolean {
-    return this.#names.some((re) => re.test(name));
+    return this.#anyName !== undefined && this.#anyName.test(name);
   }
 
   /**
@@ -176,7 +179,8 @@ export class Denylist {
    */
   deniesEntry(parent: string, name: string): boolean {
     if (this.deniesName(name)) return true;
-    if (this.#paths.length === 0) return false;
+    // Walks ask this for every entry: most names end no path pattern, and need no path built.
+    if (this.#anyPathEnd === undefined || !this.#anyPathEnd.test(name)) return false;
     return this.#endsWithPathPattern([...this.#context, ...splitPath(parent), name]);
   }
 
@@ -217,6 +221,12 @@ export class Denylist {
 
 function splitPath(path: string): string[] {
   return path.split("/").filter((c) => c !== "" && c !== ".");
+}
+
+/** One expression that matches what any of `res` (each `^…$`, flags `is`) matches. */
+function anyOf(res: readonly RegExp[]): RegExp | undefined {
+  if (res.length === 0) return undefined;
+  return new RegExp(`^(?:${res.map((re) => re.source.slice(1, -1)).join("|")})$`, "is");
 }
 
 function globToRegExp(glob: string): RegExp {

@@ -517,6 +517,8 @@ async function searchCode(args: SearchCodeArgs, ctx: ToolContext): Promise<RawTo
   let total = 0;
   let scanned = 0;
   const skipped = { binary: 0, too_large: 0, unreadable: 0 };
+  /** Where binary files are counted: `skipped`, or the counts of the directory being walked. */
+  let skippedHere: { binary: number } = skipped;
   let truncated = false;
   let timedOut = false;
   /** Where a next page starts. */
@@ -536,7 +538,7 @@ async function searchCode(args: SearchCodeArgs, ctx: ToolContext): Promise<RawTo
     skip: number,
   ): boolean => {
     if (latin1.indexOf("\0") >= 0) {
-      skipped.binary++;
+      skippedHere.binary++;
       return true;
     }
     const room = mode === "content" ? maxResults - produced() : Infinity;
@@ -617,12 +619,23 @@ async function searchCode(args: SearchCodeArgs, ctx: ToolContext): Promise<RawTo
     });
     let full = false;
     let lastWalked: string | undefined;
+    // Counts of the directory being walked, added once the walker is done with it.
+    let here = { scanned: 0, binary: 0, too_large: 0, unreadable: 0 };
+    skippedHere = here;
     for (const event of walker.walk()) {
       if (event.kind === "directory_done") {
         if (event.confirmed) {
           files.push(...pending);
           total += pendingTotal;
         }
+        if (!event.again) {
+          scanned += here.scanned;
+          skipped.binary += here.binary;
+          skipped.too_large += here.too_large;
+          skipped.unreadable += here.unreadable;
+        }
+        here = { scanned: 0, binary: 0, too_large: 0, unreadable: 0 };
+        skippedHere = here;
         pending = [];
         pendingTotal = 0;
         if (full) break;
@@ -643,13 +656,13 @@ async function searchCode(args: SearchCodeArgs, ctx: ToolContext): Promise<RawTo
           full = true;
           continue;
         }
-        if (read.reason === "too_large") skipped.too_large++;
-        else if (read.reason !== "special") skipped.unreadable++;
+        if (read.reason === "too_large") here.too_large++;
+        else if (read.reason !== "special") here.unreadable++;
         lastWalked = file.walkPath;
         continue;
       }
-      scanned++;
-      if (scanned % PROGRESS_EVERY === 0) ctx.progress(scanned);
+      here.scanned++;
+      if ((scanned + here.scanned) % PROGRESS_EVERY === 0) ctx.progress(scanned + here.scanned);
       const skip = resume && resume.i && file.walkPath === resume.f ? resume.m : 0;
       const bytes = read.bytes;
       lastWalked = file.walkPath;
@@ -657,6 +670,10 @@ async function searchCode(args: SearchCodeArgs, ctx: ToolContext): Promise<RawTo
         full = true;
       }
     }
+    scanned += here.scanned;
+    skipped.binary += here.binary;
+    skipped.too_large += here.too_large;
+    skipped.unreadable += here.unreadable;
     if (walker.ended !== undefined && !full) {
       truncated = true;
       timedOut = walker.ended === "timed_out";

@@ -1,0 +1,128 @@
+/**
+ * The walker's two ways of reading (ADR-054): in a directory whose chain had
+ * not changed lately, files are opened and read without `fstat`; when the
+ * directory changes while they are read, the walker says so
+ * (`directory_done` with `again`) and reads its files again the careful way.
+ * The trees here are left alone for longer than the quiet window first, so
+ * the fast way is the one taken.
+ *
+ * @module
+ */
+
+import assert from "node:assert/strict";
+import { QUIET_MS } from "../../src/access/workspace.ts";
+import { Walker, type WalkEvent } from "../../src/access/walk.ts";
+import { directContext, makeWorkspace } from "../helpers/fixtures.ts";
+
+/** Long enough for every directory of a fresh tree to count as quiet (ctime has 1 s slack). */
+const SETTLE_MS = QUIET_MS + 1_200;
+
+interface Seen {
+  events: (WalkEvent & { text?: string })[];
+  walker: Walker;
+}
+
+/** Walks `root`, reading every file; `onFirst` runs once, after the first file is read. */
+function walkReading(root: string, onFirst: () => void): Seen {
+  const ctx = directContext(root, {});
+  const walker = new Walker(
+    ctx.workspace.walkPolicy,
+    ctx.workspace.policy.root,
+    ctx.workspace.resolve(""),
+  );
+  const events: Seen["events"] = [];
+  let first = true;
+  for (const event of walker.walk()) {
+    if (event.kind === "directory_done") {
+      events.push(event);
+      continue;
+    }
+    const read = walker.read(event);
+    events.push({ ...event, text: read.ok ? new TextDecoder().decode(read.bytes) : undefined });
+    if (first) {
+      first = false;
+      onFirst();
+    }
+  }
+  return { events, walker };
+}
+
+function summary(events: Seen["events"]): string[] {
+  return events.map((e) =>
+    e.kind === "file"
+      ? `${e.path}=${e.text ?? "-"}`
+      : `done ${e.path || "."} confirmed=${e.confirmed} again=${e.again}`
+  );
+}
+
+Deno.test("walker: a quiet tree is read in one pass, every directory confirmed", async () => {
+  await using ws = await makeWorkspace({ "a.txt": "A\n", "d/b.txt": "B\n" });
+  await new Promise((r) => setTimeout(r, SETTLE_MS));
+  const { events, walker } = walkReading(ws.root, () => {});
+  assert.deepEqual(summary(events), [
+    "a.txt=A\n",
+    "done . confirmed=true again=false",
+    "d/b.txt=B\n",
+    "done d confirmed=true again=false",
+  ]);
+  assert.equal(walker.stats.files, 2);
+  assert.equal(walker.stats.changed, 0);
+});
+
+Deno.test("walker: a directory changed while read the fast way is read again, carefully, and counted once", async () => {
+  await using ws = await makeWorkspace({ "a.txt": "A\n", "b.txt": "old\n", "c.txt": "C\n" });
+  await new Promise((r) => setTimeout(r, SETTLE_MS));
+  const { events, walker } = walkReading(ws.root, () => {
+    // An editor's save: a new file renamed over the old one (the directory's ctime moves).
+    Deno.writeTextFileSync(`${ws.root}/b.tmp`, "new\n");
+    Deno.renameSync(`${ws.root}/b.tmp`, `${ws.root}/b.txt`);
+  });
+  assert.deepEqual(summary(events), [
+    "a.txt=A\n",
+    "b.txt=new\n",
+    "c.txt=C\n",
+    "done . confirmed=false again=true",
+    "a.txt=A\n",
+    "b.txt=new\n",
+    "c.txt=C\n",
+    "done . confirmed=true again=false",
+  ]);
+  assert.equal(walker.stats.files, 3, "the files read twice count once");
+  assert.equal(walker.stats.changed, 0);
+});
+
+Deno.test("attack: a file swapped for a symlink to an outside secret during a fast read is never confirmed", async () => {
+  await using ws = await makeWorkspace({ "a.txt": "A\n", "b.txt": "B\n" });
+  await new Promise((r) => setTimeout(r, SETTLE_MS));
+  const { events } = walkReading(ws.root, () => {
+    Deno.removeSync(`${ws.root}/b.txt`);
+    Deno.symlinkSync(`${ws.outside}/secret.txt`, `${ws.root}/b.txt`);
+  });
+  // Under a read grant Deno 2.9.6 opens through a final link even with O_NOFOLLOW, so the
+  // fast pass may see the secret; what matters is that no confirmed pass does.
+  let pass: string[] = [];
+  for (const event of events) {
+    if (event.kind === "file") {
+      pass.push(event.text ?? "");
+      continue;
+    }
+    if (event.confirmed) {
+      assert.ok(!pass.some((t) => t.includes("OUTSIDE-SECRET")), JSON.stringify(summary(events)));
+    }
+    pass = [];
+  }
+  // The careful pass no longer lists b.txt as a file: the listing says it is a link.
+  assert.deepEqual(summary(events).slice(-2), ["a.txt=A\n", "done . confirmed=true again=false"]);
+});
+
+Deno.test("attack: a file swapped for a FIFO during a fast read neither hangs the walk nor is searched as a file", async () => {
+  await using ws = await makeWorkspace({ "a.txt": "A\n", "b.txt": "B\n" });
+  await new Promise((r) => setTimeout(r, SETTLE_MS));
+  const { events, walker } = walkReading(ws.root, () => {
+    Deno.removeSync(`${ws.root}/b.txt`);
+    const made = new Deno.Command("mkfifo", { args: [`${ws.root}/b.txt`] }).outputSync();
+    assert.ok(made.success, "mkfifo");
+  });
+  assert.deepEqual(summary(events).slice(-2), ["a.txt=A\n", "done . confirmed=true again=false"]);
+  assert.ok(walker.stats.special >= 1, JSON.stringify(walker.stats));
+});

@@ -30,7 +30,10 @@ export interface FileSymbolOptions {
   readonly accept: (name: string, qualifiedName: string) => boolean;
   /** Most definitions kept from one file. */
   readonly limit: number;
-  /** Asked while parsing: true stops the parse (the file then falls back to patterns). */
+  /**
+   * Asked while parsing and while the definition queries run: true stops them (the file then
+   * falls back to patterns, listed as stopped).
+   */
   readonly shouldStop: () => boolean;
 }
 
@@ -77,7 +80,12 @@ export async function fileSymbols(
   }
   try {
     if (tree.rootNode.hasError) return fallback({ unparseable: "syntax errors" });
-    const definitions = extractDefinitions(grammar, tree, text)
+    const extracted = extractDefinitions(grammar, tree, text, {
+      shouldStop: () => (stopped ||= options.shouldStop()),
+    });
+    // A query ended by a stop matched only part of the file: patterns, as for a stopped parse.
+    if (stopped) return fallback({ unparseable: "the parse was stopped" });
+    const definitions = extracted
       .filter((d) => options.accept(d.name, d.qualifiedName))
       .slice(0, options.limit);
     return { method: "parsed", definitions };

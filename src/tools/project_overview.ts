@@ -22,7 +22,7 @@ import {
   summariseManifest,
   testFrameworks,
 } from "../symbols/manifests.ts";
-import { decodeText, type SourceWalkEnd, walkSources, withDeadline } from "./symbol_walk.ts";
+import { decodeText, type SourceWalkEnd, walkSources } from "./symbol_walk.ts";
 import type { ToolContext, ToolDefinition } from "./types.ts";
 
 /** Files larger than this count bytes but not lines. */
@@ -137,7 +137,9 @@ const TEST_FILE =
 async function projectOverview(_args: unknown, ctx: ToolContext): Promise<RawToolResult> {
   const root = ctx.workspace.resolve("");
   const walkEnd: SourceWalkEnd = { directories: 0, errors: 0 };
-  const stop = withDeadline(() => ctx.stop.reason());
+  // The call's cooperative stop flag (ADR-016): at the time budget the walk ends and the figures
+  // so far are returned, marked timed_out.
+  const stop = () => ctx.stop.reason();
   const languages = new Map<string, { files: number; lines: number; bytes: number }>();
   const largest: { path: string; size: number }[] = [];
   const manifests: ManifestSummary[] = [];
@@ -159,7 +161,8 @@ async function projectOverview(_args: unknown, ctx: ToolContext): Promise<RawToo
     files++;
     const size = event.size ?? 0;
     bytes += size;
-    if (files % 1000 === 0) ctx.progress(files);
+    // Every file: the worker's gate lets a few a second through.
+    ctx.progress(files, undefined, `${files} files walked`);
     const path = event.path;
     const base = event.name;
     const depth = path.split("/").length;
@@ -187,7 +190,7 @@ async function projectOverview(_args: unknown, ctx: ToolContext): Promise<RawToo
     if (event.bytes) entry.lines += countLines(event.bytes);
     languages.set(language, entry);
   }
-  ctx.progress(files);
+  ctx.progress(files, undefined, `${files} files walked`);
   const stopped = walkEnd.ended === "timed_out" || walkEnd.ended === "cancelled";
 
   const frameworks = new Set(manifests.flatMap(testFrameworks));

@@ -10,8 +10,8 @@ import assert from "node:assert/strict";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { shapedResultChars } from "../../src/contract/budget.ts";
 import { FindSymbolOutput } from "../../src/tools/find_symbol.ts";
-import { SoftDeadline } from "../../src/tools/symbol_walk.ts";
 import { callDirect, directContext, makeWorkspace, textOf } from "../helpers/fixtures.ts";
+import { withClockSkew } from "../helpers/clock.ts";
 import { readRefusal } from "../helpers/results.ts";
 
 interface Out {
@@ -206,12 +206,19 @@ Deno.test("find_symbol walks with the shared walker's policy: ignore files and s
   assert.deepEqual(out.results.map((r) => r.path), ["src/engine.ts"]);
 });
 
-Deno.test("soft deadline: it ends a call by itself, and grammar loads do not count against it", async () => {
-  const deadline = new SoftDeadline(() => undefined, 30);
-  await deadline.excluding(() => new Promise((resolve) => setTimeout(resolve, 60)));
-  assert.equal(deadline.check(), undefined, "the 60 ms excluded do not count");
-  await new Promise((resolve) => setTimeout(resolve, 60));
-  assert.equal(deadline.check(), "timed_out");
-  const asked = new SoftDeadline(() => "cancelled", 10_000);
-  assert.equal(asked.check(), "cancelled", "the shared stop flag still wins");
+Deno.test("find_symbol keeps no deadline of its own: with the clock a minute ahead mid-call and no stop raised, every file is searched", async () => {
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 30; i++) files[`d${i}/f.py`] = "def target():\n    pass\n";
+  await using ws = await makeWorkspace(files);
+  let skew = 0;
+  // Every stop check moves the clock a minute on; the stop itself is never raised.
+  const ctx = directContext(ws.root, {}, {
+    stop: { reason: () => void (skew += 60_000) },
+  });
+  const out = ok(
+    await withClockSkew(() => skew, () => callDirect(ctx, "find_symbol", { symbol: "target" })),
+  );
+  assert.ok(skew >= 60_000, "the clock never moved: the test proves nothing");
+  assert.equal(out.timed_out, false);
+  assert.equal(out.results.length, 30);
 });

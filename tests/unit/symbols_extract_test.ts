@@ -9,6 +9,7 @@
  */
 
 import assert from "node:assert/strict";
+import { extractDefinitions } from "../../src/symbols/extract.ts";
 import { fileSymbols } from "../../src/symbols/file_symbols.ts";
 import {
   definitionPatterns,
@@ -319,6 +320,34 @@ Deno.test("a stop request ends a parse: the file falls back to patterns, marked 
   });
   assert.equal(found.method, "pattern");
   assert.equal(found.unparseable, "the parse was stopped");
+});
+
+Deno.test("a stop request raised after the parse ends the definition queries: fewer matches, and the file is marked stopped", async () => {
+  const count = 20_000;
+  const c = Array.from({ length: count }, (_, i) => `int f${i}(void) { return ${i}; }`).join("\n");
+  const grammar = await GRAMMARS.get("c");
+  const tree = grammar.parser.parse(c)!;
+  try {
+    assert.equal(extractDefinitions(grammar, tree, c).length, count);
+    let asked = 0;
+    const stopped = extractDefinitions(grammar, tree, c, { shouldStop: () => ++asked > 0 });
+    assert.ok(asked > 0, "the query engine never asked");
+    assert.ok(
+      stopped.length < count,
+      `${stopped.length} of ${count}: the stop did not end the query`,
+    );
+  } finally {
+    tree.delete();
+  }
+  // Through fileSymbols: a stop that rises part-way through the file's work.
+  let calls = 0;
+  const late = await fileSymbols(GRAMMARS, "c", c, {
+    accept: all,
+    limit: count,
+    shouldStop: () => ++calls > 1_000,
+  });
+  assert.equal(late.method, "pattern");
+  assert.equal(late.unparseable, "the parse was stopped");
 });
 
 Deno.test("tags.scm: reference patterns are dropped, definition patterns kept", () => {

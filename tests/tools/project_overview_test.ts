@@ -156,3 +156,20 @@ Deno.test("project_overview keeps no deadline of its own: with the clock a minut
   assert.equal(out.timed_out, false);
   assert.equal(out.files, 30);
 });
+
+Deno.test("attack: a credential in a manifest's description is redacted in both halves, like file text", async () => {
+  const token = "ghp_" + "R7kq2ZtW9xLm4VbN8cPd3FhJ6sYg1UeA5oQi"; // a GitHub token's shape
+  await using ws = await makeWorkspace({
+    "package.json": JSON.stringify({ name: "leaky", description: `deploy with ${token} please` }),
+  });
+  const result = await callDirect(directContext(ws.root), "project_overview", {});
+  const out = ok(result);
+  assert.equal(out.manifests[0].name, "leaky");
+  assert.ok(!JSON.stringify(result).includes(token), "the token reached the client");
+  assert.ok(!textOf(result as CallToolResult).includes(token));
+  assert.match(out.manifests[0].description ?? "", /^deploy with .+ please$/);
+  const { redaction } = (result as CallToolResult).structuredContent as {
+    redaction: { count: number };
+  };
+  assert.ok(redaction.count >= 1, JSON.stringify(redaction));
+});

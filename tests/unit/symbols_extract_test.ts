@@ -363,7 +363,7 @@ Deno.test("attack: deeply nested code does not blow a recursive visitor's stack"
   assert.equal(py.definitions[0]?.qualifiedName.split(".").length, 201);
 });
 
-Deno.test("a stop request ends a parse: the file falls back to patterns, marked stopped", async () => {
+Deno.test("a stop request ends a parse: the file is marked stopped, with no pattern pass", async () => {
   const big = "function f() { return 1; }\n".repeat(200_000);
   const found = await fileSymbols(GRAMMARS, "javascript", big, {
     accept: (name) => name === "f",
@@ -372,6 +372,8 @@ Deno.test("a stop request ends a parse: the file falls back to patterns, marked 
   });
   assert.equal(found.method, "pattern");
   assert.equal(found.unparseable, "the parse was stopped");
+  // The call is ending: no pattern pass over the file it was stopped in.
+  assert.deepEqual(found.definitions, []);
 });
 
 Deno.test("a stop request raised after the parse ends the definition queries: fewer matches, and the file is marked stopped", async () => {

@@ -8,9 +8,12 @@
  * - `ctags`: `ctags -R` from Debian's universal-ctags (the baseline).
  *
  * Each engine runs in its own child process, so its load time and peak RSS
- * (VmHWM) are its own. Figures are reported as ratios against ctags.
+ * (VmHWM) are its own. The engines run interleaved (`--rounds N` rounds, each
+ * running every engine once: ABAB…) so a change in the shared machine's load
+ * falls on all of them alike; the table gives each engine's medians and the
+ * ratio against ctags, plus each round's own ratio.
  *
- *   deno run -A scripts/bench_symbols.ts <corpus-dir> [--engines tree-sitter,ts-api,ctags] [--ext ts,js]
+ *   deno run -A scripts/bench_symbols.ts <corpus-dir> [--engines ctags,tree-sitter,ts-api] [--ext ts,js] [--rounds 3]
  *
  * @module
  */
@@ -195,30 +198,83 @@ const args = parseArgs({
   options: {
     engines: { type: "string", default: "ctags,tree-sitter,ts-api" },
     ext: { type: "string", default: "ts,js" },
+    rounds: { type: "string", default: "3" },
   },
 });
 const root = args.positionals[0];
-if (!root) throw new Error("usage: bench_symbols.ts <corpus-dir> [--engines …] [--ext …]");
+if (!root) {
+  throw new Error("usage: bench_symbols.ts <corpus-dir> [--engines …] [--ext …] [--rounds N]");
+}
 const exts = args.values.ext.split(",");
-const results: Figures[] = [];
-for (const engine of args.values.engines.split(",")) {
-  if (engine === "ctags") {
-    results.push({ engine, ...(await runCtags(root, exts)) });
-    continue;
-  }
+const engines = args.values.engines.split(",");
+const rounds = Number(args.values.rounds);
+if (!Number.isInteger(rounds) || rounds < 1) throw new Error("--rounds must be a positive integer");
+
+async function runOnce(engine: string): Promise<Figures> {
+  if (engine === "ctags") return { engine, ...(await runCtags(root, exts)) };
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "--frozen", import.meta.filename!, CHILD, engine, root, exts.join(",")],
     stdout: "piped",
     stderr: "inherit",
   }).output();
-  results.push(JSON.parse(new TextDecoder().decode(out.stdout).trim().split("\n").pop()!));
+  return JSON.parse(new TextDecoder().decode(out.stdout).trim().split("\n").pop()!);
 }
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+function loadAverage(): string {
+  try {
+    return Deno.readTextFileSync("/proc/loadavg").split(" ").slice(0, 3).join(" ");
+  } catch {
+    return "unknown";
+  }
+}
+
+// Interleaved (ABAB…): every round runs each engine once, in the same order, so a change in the
+// machine's load during the run falls on all engines alike; the table gives medians per engine.
+const runs = new Map<string, Figures[]>(engines.map((e) => [e, []]));
+const loads: string[] = [loadAverage()];
+for (let round = 1; round <= rounds; round++) {
+  for (const engine of engines) {
+    const figures = await runOnce(engine);
+    runs.get(engine)!.push(figures);
+    console.error(
+      `round ${round} ${engine}: ${
+        (figures.totalMs / 1000).toFixed(2)
+      } s, ${figures.symbols} symbols, ${figures.peakRssMb.toFixed(0)} MB (load ${loadAverage()})`,
+    );
+  }
+  loads.push(loadAverage());
+}
+const results: Figures[] = engines.map((engine) => {
+  const all = runs.get(engine)!;
+  return {
+    ...all[0],
+    loadMs: median(all.map((r) => r.loadMs)),
+    totalMs: median(all.map((r) => r.totalMs)),
+    peakRssMb: median(all.map((r) => r.peakRssMb)),
+  };
+});
 const base = results.find((r) => r.engine === "ctags");
-console.log(`corpus: ${root} (${exts.join(",")})`);
+// Per-round ratios: each against the baseline of its own round.
+const roundRatios = (engine: string) =>
+  base
+    ? runs.get(engine)!.map((r, i) => (r.totalMs / runs.get("ctags")![i].totalMs).toFixed(1))
+      .join(", ")
+    : "-";
 console.log(
-  "| engine | files | MB | symbols | load ms | total s | symbols/s | × ctags time | peak RSS MB |",
+  `corpus: ${root} (${exts.join(",")}); ${rounds} interleaved rounds, medians; load average ${
+    loads.join(" → ")
+  }`,
 );
-console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+console.log(
+  "| engine | files | MB | symbols | load ms | total s | symbols/s | × ctags time | per-round × | peak RSS MB |",
+);
+console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |");
 for (const r of results) {
   const ratio = base ? (r.totalMs / base.totalMs).toFixed(1) : "-";
   console.log(
@@ -226,6 +282,6 @@ for (const r of results) {
       r.bytes < 0 ? "-" : (r.bytes / 1e6).toFixed(1)
     } | ${r.symbols} | ${r.loadMs.toFixed(0)} | ${(r.totalMs / 1000).toFixed(2)} | ${
       Math.round(r.symbols / (r.totalMs / 1000))
-    } | ${ratio} | ${r.peakRssMb.toFixed(0)} |`,
+    } | ${ratio} | ${roundRatios(r.engine)} | ${r.peakRssMb.toFixed(0)} |`,
   );
 }

@@ -102,6 +102,15 @@ interface Found {
   end: number;
 }
 
+/** Options of {@linkcode extractDefinitions}. */
+export interface ExtractOptions {
+  /**
+   * Asked while the queries run (tree-sitter's query progress callback): true ends them early,
+   * leaving only what was matched so far — the caller then knows the file's list is incomplete.
+   */
+  readonly shouldStop?: () => boolean;
+}
+
 /**
  * The definitions in a parsed tree, in source order. Every `@definition.*`
  * match of the grammar's queries becomes one, except where an earlier query
@@ -113,13 +122,24 @@ interface Found {
  * cost is linear however deeply the code nests (an ancestor walk per
  * definition is quadratic on adversarially nested code).
  */
-export function extractDefinitions(grammar: Grammar, tree: Tree, text: string): Definition[] {
+export function extractDefinitions(
+  grammar: Grammar,
+  tree: Tree,
+  text: string,
+  options: ExtractOptions = {},
+): Definition[] {
+  // The query engine asks this between steps; true ends the query (what it matched so far stays).
+  const progressCallback = options.shouldStop ? () => options.shouldStop!() : undefined;
   // Per name node, the match of the lowest pattern index wins: the grammar's tags come first in
   // the query, so they win over our own patterns.
   const byName = new Map<number, { entry: Found; pattern: number }>();
   for (const query of grammar.queries) {
     const offset = byName.size === 0 ? 0 : Number.MAX_SAFE_INTEGER / 2;
-    for (const match of query.matches(tree.rootNode)) {
+    const matches = query.matches(
+      tree.rootNode,
+      progressCallback ? { progressCallback } as Parameters<typeof query.matches>[1] : undefined,
+    );
+    for (const match of matches) {
       let node: Node | undefined;
       let nameNode: Node | undefined;
       let kind: SymbolKind | undefined;

@@ -30,7 +30,10 @@ export interface FileSymbolOptions {
   readonly accept: (name: string, qualifiedName: string) => boolean;
   /** Most definitions kept from one file. */
   readonly limit: number;
-  /** Asked while parsing: true stops the parse (the file then falls back to patterns). */
+  /**
+   * Asked while parsing and while the definition queries run: true stops them (the file is then
+   * listed as stopped, with no definitions: the call is ending).
+   */
   readonly shouldStop: () => boolean;
 }
 
@@ -41,9 +44,12 @@ export async function fileSymbols(
   text: string,
   options: FileSymbolOptions,
 ): Promise<FileSymbols> {
+  let stopped = false;
   const fallback = (why: { unparseable?: string; noParser?: string }): FileSymbols => ({
     method: "pattern",
-    definitions: patternDefinitions(text, language, options.accept, options.limit),
+    // A stopped call does not pay for patterns over the file it was stopped in (on a 2 MiB file
+    // they can take longer than the stop's grace on a loaded machine): it gets no definitions.
+    definitions: stopped ? [] : patternDefinitions(text, language, options.accept, options.limit),
     ...why,
   });
   if (!isParsed(language)) return fallback({ noParser: "no grammar is bundled" });
@@ -54,7 +60,6 @@ export async function fileSymbols(
     if (error instanceof GrammarUnavailable) return fallback({ noParser: error.message });
     throw error;
   }
-  let stopped = false;
   let tree;
   try {
     tree = grammar.parser.parse(
@@ -77,7 +82,12 @@ export async function fileSymbols(
   }
   try {
     if (tree.rootNode.hasError) return fallback({ unparseable: "syntax errors" });
-    const definitions = extractDefinitions(grammar, tree, text)
+    const extracted = extractDefinitions(grammar, tree, text, {
+      shouldStop: () => (stopped ||= options.shouldStop()),
+    });
+    // A query ended by a stop matched only part of the file: as for a stopped parse.
+    if (stopped) return fallback({ unparseable: "the parse was stopped" });
+    const definitions = extracted
       .filter((d) => options.accept(d.name, d.qualifiedName))
       .slice(0, options.limit);
     return { method: "parsed", definitions };

@@ -20,7 +20,7 @@ import { type Definition, SYMBOL_KINDS, type SymbolKind } from "../symbols/extra
 import { fileSymbols, type Method } from "../symbols/file_symbols.ts";
 import { GrammarRegistry } from "../symbols/grammars.ts";
 import { isParsed, languageOf } from "../symbols/languages.ts";
-import { decodeText, SoftDeadline, type SourceWalkEnd, walkSources } from "./symbol_walk.ts";
+import { decodeText, type SourceWalkEnd, walkSources } from "./symbol_walk.ts";
 import type { ToolContext, ToolDefinition } from "./types.ts";
 
 /** The kinds a caller can ask for; each covers the result kinds listed. */
@@ -164,8 +164,9 @@ async function findSymbol(args: FindSymbolArgs, ctx: ToolContext): Promise<RawTo
   let skipped = 0;
   const unparseable: { path: string; reason: string }[] = [];
   const patternLanguages = new Map<string, { files: number; reason: string }>();
-  const deadline = new SoftDeadline(() => ctx.stop.reason());
-  const stop = deadline.check;
+  // The call's cooperative stop flag (ADR-016): raised at the time budget or on cancellation,
+  // checked before every directory and file and inside every parse and query.
+  const stop = () => ctx.stop.reason();
   let stopped: string | undefined;
   const stopNow = () => (stopped ??= stop()) !== undefined;
   const walkEnd: SourceWalkEnd = { directories: 0, errors: 0 };
@@ -206,14 +207,11 @@ async function findSymbol(args: FindSymbolArgs, ctx: ToolContext): Promise<RawTo
       continue;
     }
     filesSearched++;
-    if (filesSearched % 200 === 0) ctx.progress(filesSearched);
+    // Every file: the worker's gate lets a few a second through (a single parse can be long).
+    ctx.progress(filesSearched, undefined, `${filesSearched} files searched`);
     // A definition's text holds its name: most files are ruled out without a parse.
     if (!mentions(event.bytes)) continue;
     const text = decodeText(event.bytes);
-    if (isParsed(language)) {
-      // A first load of the grammar does not count against the soft deadline.
-      await deadline.excluding(() => GRAMMARS.get(language).catch(() => undefined));
-    }
     const found = await fileSymbols(GRAMMARS, language, text, {
       accept,
       limit: MAX_COLLECTED,
@@ -235,7 +233,7 @@ async function findSymbol(args: FindSymbolArgs, ctx: ToolContext): Promise<RawTo
     }
   }
   if (walkEnd.ended === "timed_out" || walkEnd.ended === "cancelled") stopped ??= walkEnd.ended;
-  ctx.progress(filesSearched);
+  ctx.progress(filesSearched, undefined, `${filesSearched} files searched`);
 
   const rank = (r: ResultEntry) =>
     (r.method === "parsed" ? 0 : 2) +

@@ -8,7 +8,6 @@
  * @module
  */
 
-import { Buffer } from "node:buffer";
 import { z } from "zod";
 import { toolBudget } from "../contract/budget.ts";
 import { CONTENT_ENVELOPE_SHAPE } from "../contract/envelope.ts";
@@ -22,7 +21,7 @@ import {
   summariseManifest,
   testFrameworks,
 } from "../symbols/manifests.ts";
-import { decodeText, type SourceWalkEnd, walkSources, withDeadline } from "./symbol_walk.ts";
+import { decodeText, type SourceWalkEnd, walkSources } from "./symbol_walk.ts";
 import type { ToolContext, ToolDefinition } from "./types.ts";
 
 /** Files larger than this count bytes but not lines. */
@@ -137,7 +136,9 @@ const TEST_FILE =
 async function projectOverview(_args: unknown, ctx: ToolContext): Promise<RawToolResult> {
   const root = ctx.workspace.resolve("");
   const walkEnd: SourceWalkEnd = { directories: 0, errors: 0 };
-  const stop = withDeadline(() => ctx.stop.reason());
+  // The call's cooperative stop flag (ADR-016): at the time budget the walk ends and the figures
+  // so far are returned, marked timed_out.
+  const stop = () => ctx.stop.reason();
   const languages = new Map<string, { files: number; lines: number; bytes: number }>();
   const largest: { path: string; size: number }[] = [];
   const manifests: ManifestSummary[] = [];
@@ -159,7 +160,8 @@ async function projectOverview(_args: unknown, ctx: ToolContext): Promise<RawToo
     files++;
     const size = event.size ?? 0;
     bytes += size;
-    if (files % 1000 === 0) ctx.progress(files);
+    // Every file: the worker's gate lets a few a second through.
+    ctx.progress(files, undefined, `${files} files walked`);
     const path = event.path;
     const base = event.name;
     const depth = path.split("/").length;
@@ -184,10 +186,10 @@ async function projectOverview(_args: unknown, ctx: ToolContext): Promise<RawToo
     const entry = languages.get(language) ?? { files: 0, lines: 0, bytes: 0 };
     entry.files++;
     entry.bytes += size;
-    if (event.bytes) entry.lines += countLines(event.bytes);
+    if (event.bytes) entry.lines += countLines(event.bytes, () => stop() !== undefined);
     languages.set(language, entry);
   }
-  ctx.progress(files);
+  ctx.progress(files, undefined, `${files} files walked`);
   const stopped = walkEnd.ended === "timed_out" || walkEnd.ended === "cancelled";
 
   const frameworks = new Set(manifests.flatMap(testFrameworks));
@@ -279,12 +281,23 @@ function trackLargest(
   if (largest.length > 10) largest.pop();
 }
 
-/** Newlines in `bytes`, plus one for a last line without one. */
-function countLines(bytes: Uint8Array): number {
+/** Bytes counted between two stop checks in {@linkcode countLines}. */
+const LINE_COUNT_CHUNK = 1024 * 1024;
+
+/**
+ * Newlines in `bytes`, plus one for a last line without one. A plain loop, not `Buffer.indexOf`
+ * per newline: that costs a native call per line, 17× slower on a file of newlines only (1.8 s
+ * for 4 MiB on the loaded machine, past the 1 s stop grace); the loop is linear in bytes whatever
+ * they are. The stop flag is checked every MiB (a stopped count is partial, as the figures are).
+ */
+function countLines(bytes: Uint8Array, stopped: () => boolean): number {
   if (bytes.length === 0) return 0;
-  const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
   let lines = 0;
-  for (let i = view.indexOf(10); i !== -1; i = view.indexOf(10, i + 1)) lines++;
+  for (let start = 0; start < bytes.length; start += LINE_COUNT_CHUNK) {
+    if (start > 0 && stopped()) return lines;
+    const end = Math.min(bytes.length, start + LINE_COUNT_CHUNK);
+    for (let i = start; i < end; i++) if (bytes[i] === 10) lines++;
+  }
   return bytes[bytes.length - 1] === 10 ? lines : lines + 1;
 }
 

@@ -3,7 +3,9 @@
  * project_overview use it: files under a path with their bytes, or why they
  * were not read, and the end of each directory with whether its reads are
  * confirmed (a directory swapped during the walk drops what it gave). A
- * single-file path is read through `Workspace.readRegularFile`.
+ * single-file path is read through `Workspace.readRegularFile`. The walk
+ * stops when `stop` says so (the tools pass the call's cooperative stop
+ * flag, ADR-016): it ends, and the tool returns what it has.
  *
  * @module
  */
@@ -14,51 +16,6 @@ import { Walker } from "../access/walk.ts";
 import { ToolRefusal } from "../contract/refusal.ts";
 import type { StopReason } from "../contract/stop.ts";
 import type { ToolContext } from "./types.ts";
-
-/**
- * How long a find_symbol or project_overview call walks before it stops by
- * itself with what it has (`timed_out`), below the default 15 s tool budget:
- * a stand-in until the supervisor raises the shared stop flag at the budget.
- */
-export const SOFT_DEADLINE_MS = 10_000;
-
-/**
- * A stop check that also ends the call {@linkcode SOFT_DEADLINE_MS} after it
- * began, not counting time spent in {@linkcode SoftDeadline.excluding}
- * (loading a grammar, a one-off cost per worker that a loaded machine can
- * stretch past the whole deadline).
- */
-export class SoftDeadline {
-  #end: number;
-  readonly #reason: () => StopReason | undefined;
-
-  constructor(reason: () => StopReason | undefined, ms = SOFT_DEADLINE_MS) {
-    this.#reason = reason;
-    this.#end = performance.now() + ms;
-  }
-
-  /** Why the call must stop now, or `undefined`. */
-  readonly check = (): StopReason | undefined =>
-    this.#reason() ?? (performance.now() > this.#end ? "timed_out" : undefined);
-
-  /** Runs `work`, moving the deadline by the time it took. */
-  async excluding<T>(work: () => Promise<T>): Promise<T> {
-    const started = performance.now();
-    try {
-      return await work();
-    } finally {
-      this.#end += performance.now() - started;
-    }
-  }
-}
-
-/** A stop check with a {@linkcode SoftDeadline} (no exclusions). */
-export function withDeadline(
-  reason: () => StopReason | undefined,
-  ms = SOFT_DEADLINE_MS,
-): () => StopReason | undefined {
-  return new SoftDeadline(reason, ms).check;
-}
 
 /** What a walk of sources yields. */
 export type SourceEvent =

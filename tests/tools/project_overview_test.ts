@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { shapedResultChars } from "../../src/contract/budget.ts";
 import { ProjectOverviewOutput } from "../../src/tools/project_overview.ts";
+import { withClockSkew } from "../helpers/clock.ts";
 import { callDirect, directContext, makeWorkspace, textOf } from "../helpers/fixtures.ts";
 
 type Out = {
@@ -137,4 +138,38 @@ Deno.test("project_overview: a stop request returns partial figures, marked time
   const out = ok(await callDirect(ctx, "project_overview", {}));
   assert.equal(out.timed_out, true);
   assert.ok(out.files < 30, `${out.files} files`);
+});
+
+Deno.test("project_overview keeps no deadline of its own: with the clock a minute ahead mid-call and no stop raised, every file is walked", async () => {
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 30; i++) files[`d${i}/f.txt`] = "x\n";
+  await using ws = await makeWorkspace(files);
+  let skew = 0;
+  // Every stop check moves the clock a minute on; the stop itself is never raised.
+  const ctx = directContext(ws.root, {}, {
+    stop: { reason: () => void (skew += 60_000) },
+  });
+  const out = ok(
+    await withClockSkew(() => skew, () => callDirect(ctx, "project_overview", {})),
+  );
+  assert.ok(skew >= 60_000, "the clock never moved: the test proves nothing");
+  assert.equal(out.timed_out, false);
+  assert.equal(out.files, 30);
+});
+
+Deno.test("attack: a credential in a manifest's description is redacted in both halves, like file text", async () => {
+  const token = "ghp_" + "R7kq2ZtW9xLm4VbN8cPd3FhJ6sYg1UeA5oQi"; // a GitHub token's shape
+  await using ws = await makeWorkspace({
+    "package.json": JSON.stringify({ name: "leaky", description: `deploy with ${token} please` }),
+  });
+  const result = await callDirect(directContext(ws.root), "project_overview", {});
+  const out = ok(result);
+  assert.equal(out.manifests[0].name, "leaky");
+  assert.ok(!JSON.stringify(result).includes(token), "the token reached the client");
+  assert.ok(!textOf(result as CallToolResult).includes(token));
+  assert.match(out.manifests[0].description ?? "", /^deploy with .+ please$/);
+  const { redaction } = (result as CallToolResult).structuredContent as {
+    redaction: { count: number };
+  };
+  assert.ok(redaction.count >= 1, JSON.stringify(redaction));
 });

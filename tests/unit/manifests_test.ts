@@ -149,9 +149,56 @@ Deno.test("attack: huge numbers, duplicate JSON keys and injection text stay dat
   assert.ok(m.description!.startsWith("IGNORE PREVIOUS INSTRUCTIONS"));
   assert.ok(m.description!.length <= 200, "strings are bounded");
   assert.ok(m.dependencyNames[0].length <= 200);
+  // A TOML integer beyond 64 bits: smol-toml refuses it rather than round it.
   const bigToml = summariseManifest(
     "Cargo.toml",
     '[package]\nname = "a"\nversion = 99999999999999999999999999\n',
   );
-  assert.ok(bigToml.parseError || bigToml.version, "either refused or kept as data");
+  assert.match(bigToml.parseError ?? "", /integer value cannot be represented losslessly/);
+});
+
+Deno.test("attack: deep nesting in every manifest syntax is refused or read as data, never a crash or a stall", () => {
+  const started = performance.now();
+  // TOML inline tables 50,000 deep: smol-toml has a nesting limit.
+  const toml = summariseManifest(
+    "pyproject.toml",
+    "a = " + "{b = ".repeat(50_000) + "1" + "}".repeat(50_000) + "\n",
+  );
+  assert.match(toml.parseError ?? "", /nested/);
+  // JSON objects 5,000 deep inside dependencies: read as data, counted by their top-level names.
+  const json = summariseManifest(
+    "package.json",
+    '{"name":"x","dependencies":' + '{"a":'.repeat(5_000) + "1" + "}".repeat(5_000) + "}",
+  );
+  assert.equal(json.parseError, undefined);
+  assert.deepEqual(json.dependencyNames, ["a"]);
+  // XML elements 50,000 deep (under the 512 KiB cap): reported or read, but the call goes on.
+  const xml = summariseManifest(
+    "pom.xml",
+    "<project>" + "<a>".repeat(50_000) + "</a>".repeat(50_000) +
+      "<artifactId>p</artifactId></project>",
+  );
+  assert.ok(xml.parseError === undefined ? xml.name === "p" : xml.parseError.length <= 200);
+  assert.ok(performance.now() - started < 10_000, "deep nesting stalled the parsers");
+});
+
+Deno.test("attack: an XML entity bomb in a pom.xml is not expanded", () => {
+  const entities = ['<!ENTITY lol "lol">'];
+  for (let i = 2; i <= 9; i++) {
+    entities.push(`<!ENTITY lol${i} "${`&lol${i === 2 ? "" : i - 1};`.repeat(10)}">`);
+  }
+  const bomb = `<?xml version="1.0"?><!DOCTYPE lolz [${
+    entities.join("")
+  }]><project><artifactId>&lol9;</artifactId><description>&lol9;</description></project>`;
+  const m = summariseManifest("pom.xml", bomb);
+  // Expanded, &lol9; would be 10^8 "lol"s; kept as the entity reference, it is six characters.
+  assert.equal(m.name, "&lol9;");
+  assert.equal(m.description, "&lol9;");
+});
+
+Deno.test("attack: duplicate keys in deno.jsonc and an overflowing number stay data", () => {
+  const m = summariseManifest("deno.jsonc", '{"name":"a","name":"b", /* c */ "version": 1e400}');
+  assert.equal(m.parseError, undefined);
+  assert.equal(m.name, "b", "the last duplicate wins, as in JSON.parse");
+  assert.equal(m.version, "Infinity");
 });

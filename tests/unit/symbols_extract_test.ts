@@ -9,6 +9,7 @@
  */
 
 import assert from "node:assert/strict";
+import { extractDefinitions } from "../../src/symbols/extract.ts";
 import { fileSymbols } from "../../src/symbols/file_symbols.ts";
 import {
   definitionPatterns,
@@ -16,7 +17,8 @@ import {
   GrammarRegistry,
   type GrammarSource,
 } from "../../src/symbols/grammars.ts";
-import { isParsed, languageOf } from "../../src/symbols/languages.ts";
+import { isParsed, languageOf, PARSED_LANGUAGES } from "../../src/symbols/languages.ts";
+import { patternDefinitions } from "../../src/symbols/patterns.ts";
 
 const GRAMMARS = new GrammarRegistry();
 const all = () => true;
@@ -226,6 +228,57 @@ Deno.test("c, java, c#, ruby, bash, php: each grammar's definitions with contain
   }
 });
 
+/**
+ * Per parsed language: definitions hidden in comments and strings (named fake*), one of them at the
+ * start of a line inside a block comment or multi-line string, where patterns take it; and one real.
+ */
+const HIDDEN: Readonly<Record<string, string>> = {
+  typescript:
+    '// function fakeLine() {}\n/*\nclass FakeBlock {}\n*/\nlet s = "function fakeString() {}";\nlet t = `\nclass FakeTemplate {}\n`;\nfunction real(): void {}\n',
+  tsx:
+    '// function fakeLine() {}\n/*\nclass FakeBlock {}\n*/\nlet s = "function fakeString() {}";\nfunction real() { return <a/>; }\n',
+  javascript:
+    "// function fakeLine() {}\n/*\nclass FakeBlock {}\n*/\nlet t = `\nfunction fakeTemplate() {}\n`;\nfunction real() {}\n",
+  python:
+    '# def fake_line(): pass\ns = "def fake_string(): pass"\n"""\nclass FakeBlock:\n    pass\n"""\ndef real():\n    pass\n',
+  go:
+    "package p\n// func fakeLine() {}\n/*\ntype FakeBlock struct{}\n*/\nvar s = `\nfunc fakeRaw() {}\n`\nfunc real() {}\n",
+  rust:
+    '// fn fake_line() {}\n/*\nstruct FakeBlock;\n*/\nconst S: &str = r#"\nfn fake_raw() {}\n"#;\nfn real() {}\n',
+  java:
+    '// class FakeLine {}\n/*\nclass FakeBlock {}\n*/\nclass Real { String s = "void fakeString() {}"; void real() {} }\n',
+  c: '// void fake_line(void) {}\n/*\nstruct fake_block { int x; };\n*/\nconst char *s = "void fake_string(void) {}";\nvoid real(void) {}\n',
+  cpp:
+    '// void fake_line() {}\n/*\nnamespace fake_block {}\n*/\nconst char *s = "class fake_string {};";\nvoid real() {}\n',
+  csharp:
+    '// class FakeLine {}\n/*\nclass FakeBlock {}\n*/\nclass Real { string s = @"\nclass FakeVerbatim {}\n"; void real() {} }\n',
+  ruby:
+    '# def fake_line; end\n=begin\ndef fake_block; end\n=end\ns = "def fake_string; end"\ndef real\nend\n',
+  php:
+    '<?php\n// function fake_line() {}\n/*\nfunction fake_block() {}\n*/\n$s = "function fake_string() {}";\nfunction real() {}\n',
+  bash:
+    "# fake_line() { :; }\ns='fake_string() { :; }'\ncat <<EOF\nfake_heredoc() { :; }\nEOF\nreal() { :; }\n",
+};
+
+Deno.test("every parsed language: a definition in a comment or a string is not a definition, the real one is", async () => {
+  assert.deepEqual(
+    Object.keys(HIDDEN).sort(),
+    [...PARSED_LANGUAGES].sort(),
+    "a language has no case",
+  );
+  for (const [language, text] of Object.entries(HIDDEN)) {
+    const found = await defs(language, text);
+    assert.ok(found.some((d) => /(^|[ .])real@/.test(d)), `${language}: ${found.join(", ")}`);
+    const fakes = found.filter((d) => /fake/i.test(d));
+    assert.deepEqual(fakes, [], `${language} took a comment or a string for a definition`);
+  }
+  // The same texts through patterns do find some fakes: the case is one a parser must get right.
+  const fooled = Object.entries(HIDDEN).filter(([language, text]) =>
+    patternDefinitions(text, language, () => true, 100).some((d) => /fake/i.test(d.name))
+  );
+  assert.deepEqual(fooled.map(([language]) => language), Object.keys(HIDDEN));
+});
+
 Deno.test("languages without a grammar fall back to patterns, marked as such", async () => {
   assert.equal(languageOf("src/App.kt"), "kotlin");
   assert.equal(isParsed("kotlin"), false);
@@ -310,7 +363,7 @@ Deno.test("attack: deeply nested code does not blow a recursive visitor's stack"
   assert.equal(py.definitions[0]?.qualifiedName.split(".").length, 201);
 });
 
-Deno.test("a stop request ends a parse: the file falls back to patterns, marked stopped", async () => {
+Deno.test("a stop request ends a parse: the file is marked stopped, with no pattern pass", async () => {
   const big = "function f() { return 1; }\n".repeat(200_000);
   const found = await fileSymbols(GRAMMARS, "javascript", big, {
     accept: (name) => name === "f",
@@ -319,6 +372,36 @@ Deno.test("a stop request ends a parse: the file falls back to patterns, marked 
   });
   assert.equal(found.method, "pattern");
   assert.equal(found.unparseable, "the parse was stopped");
+  // The call is ending: no pattern pass over the file it was stopped in.
+  assert.deepEqual(found.definitions, []);
+});
+
+Deno.test("a stop request raised after the parse ends the definition queries: fewer matches, and the file is marked stopped", async () => {
+  const count = 20_000;
+  const c = Array.from({ length: count }, (_, i) => `int f${i}(void) { return ${i}; }`).join("\n");
+  const grammar = await GRAMMARS.get("c");
+  const tree = grammar.parser.parse(c)!;
+  try {
+    assert.equal(extractDefinitions(grammar, tree, c).length, count);
+    let asked = 0;
+    const stopped = extractDefinitions(grammar, tree, c, { shouldStop: () => ++asked > 0 });
+    assert.ok(asked > 0, "the query engine never asked");
+    assert.ok(
+      stopped.length < count,
+      `${stopped.length} of ${count}: the stop did not end the query`,
+    );
+  } finally {
+    tree.delete();
+  }
+  // Through fileSymbols: a stop that rises part-way through the file's work.
+  let calls = 0;
+  const late = await fileSymbols(GRAMMARS, "c", c, {
+    accept: all,
+    limit: count,
+    shouldStop: () => ++calls > 1_000,
+  });
+  assert.equal(late.method, "pattern");
+  assert.equal(late.unparseable, "the parse was stopped");
 });
 
 Deno.test("tags.scm: reference patterns are dropped, definition patterns kept", () => {

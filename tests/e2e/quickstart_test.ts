@@ -57,7 +57,7 @@ Deno.test("the quickstart exits 1 with the reason when it cannot reach a server"
     "--frozen",
     "--allow-read",
     "--allow-env",
-    `${REPO_ROOT}/scripts/quickstart.ts`,
+    `${REPO_ROOT}/examples/quickstart.ts`,
   ]);
   assert.equal(code, 1, stdout + stderr);
   assert.match(stderr, /quickstart FAILED: .*run access/);

@@ -17,7 +17,7 @@
 
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { childEnv, REPO_ROOT, serveArgs } from "./lib/program.ts";
+import { childEnv, REPO_ROOT, serveArgs } from "../scripts/lib/program.ts";
 
 const PROTOCOL = "2026-07-28";
 const TIMEOUT_MS = 30_000;

@@ -15,7 +15,7 @@ import { runConform } from "./conform.ts";
 import { runDoctor } from "./doctor.ts";
 import { runServe } from "./serve.ts";
 import { runTools } from "./tools.ts";
-import { versionText } from "./version.ts";
+import { runVersion } from "./version.ts";
 
 /** One command. */
 export interface CommandSpec {
@@ -144,17 +144,18 @@ Exit 0 if conformant, 1 if not, 2 on a usage error or when the target cannot be 
   {
     name: "version",
     synopsis: "",
-    summary: "Print the version and the protocol revisions.",
+    summary: "Print the version, the build, the runtime and the permissions.",
     help: `Usage: devserver version
 
-Prints the program version, the protocol revisions it speaks and the Deno version.`,
+Prints the program version; the git commit and target a binary was compiled from (none when
+run from source); the protocol revisions it speaks; the Deno and V8 versions and the V8 flags;
+the permission set a binary was compiled with; and the permissions the process was started
+with (queried, then dropped, before anything is printed).`,
     options: [],
-    permissions: "none",
+    // It queries the permissions it was started with before dropping them all itself.
+    permissions: "keep",
     needsConfig: false,
-    run: () => {
-      console.log(versionText());
-      return 0;
-    },
+    run: () => runVersion(),
   },
   {
     name: "help",

@@ -14,6 +14,7 @@ import { runCall } from "./call.ts";
 import { runConform } from "./conform.ts";
 import { runDoctor } from "./doctor.ts";
 import { runServe } from "./serve.ts";
+import { runSetup } from "./setup.ts";
 import { runTools } from "./tools.ts";
 import { runVersion } from "./version.ts";
 
@@ -140,6 +141,34 @@ Exit 0 if conformant, 1 if not, 2 on a usage error or when the target cannot be 
     // conform loads the configuration only for the in-process target.
     needsConfig: false,
     run: (args) => runConform(args),
+  },
+  {
+    name: "setup",
+    synopsis: "CLIENT",
+    summary: "Print (or --write) the editor configuration that starts this server.",
+    help: `Usage: devserver [--workspace DIR] setup CLIENT [--write]
+
+Prints the configuration that makes CLIENT start this server on the workspace (--workspace,
+else the current directory), with every path absolute and this program's own command line.
+With --write, merges it into the client's configuration file instead: other servers and
+comments are kept, the previous file is copied to FILE.<time>.bak, and the file is replaced
+atomically. A file that does not parse is refused and left as it is (exit 2).
+
+Clients and their files (docs/editors.md):
+  vscode          WORKSPACE/.vscode/mcp.json ("servers")
+  claude-desktop  claude_desktop_config.json in Claude's settings folder ("mcpServers")
+  claude-code     prints a claude mcp add line; --write merges WORKSPACE/.mcp.json
+  cursor          WORKSPACE/.cursor/mcp.json ("mcpServers")
+  zed             Zed's settings.json ("context_servers"; JSON with comments)
+  windsurf        ~/.codeium/windsurf/mcp_config.json ("mcpServers")
+
+Options:
+  --write   Merge into the client's file instead of printing.`,
+    options: ["write"],
+    // It reads and writes one configuration file; it drops net, run, ffi and sys itself.
+    permissions: "keep",
+    needsConfig: false,
+    run: (args) => runSetup(args),
   },
   {
     name: "version",

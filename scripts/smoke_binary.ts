@@ -14,7 +14,8 @@
  *
  * The second form smokes any command line (the program run from source, in
  * the local tests). `--expect-build` requires `version` to name a baked
- * commit (a compiled binary). Exit 0 when every step passed, 1 otherwise;
+ * commit (a compiled binary); `--sha256sums FILE` requires the binary's digest
+ * to be the one FILE lists for its name. Exit 0 when every step passed, 1 otherwise;
  * one `ok`/`FAIL` line per step on stdout.
  *
  * @module
@@ -23,6 +24,7 @@
 import { parseArgs } from "node:util";
 import { Connection } from "../src/conform/connection.ts";
 import { spawnTarget } from "../src/conform/target.ts";
+import { sha256Sums } from "./compile.ts";
 
 /** The tools a release must publish, each with arguments that succeed on the smoke workspace. */
 export const SMOKE_CALLS: Readonly<Record<string, { args: unknown; expect: RegExp }>> = {
@@ -154,6 +156,17 @@ async function toolsOverStdio(program: readonly string[], workspace: string): Pr
   return steps;
 }
 
+/** Whether `binary`'s SHA-256 is the one `sumsFile` (`sha256sum` format) lists for its name. */
+export async function checksumStep(binary: string, sumsFile: string): Promise<Step> {
+  const line = (await sha256Sums([binary])).trim();
+  const listed = (await Deno.readTextFile(sumsFile)).split("\n").map((l) => l.trim());
+  return {
+    name: "checksum",
+    ok: listed.includes(line),
+    detail: listed.includes(line) ? line : `${line} is not in ${sumsFile}`,
+  };
+}
+
 /** Runs every step against `program` (a binary, or a whole command line). */
 export async function smoke(
   program: readonly string[],
@@ -208,13 +221,14 @@ if (import.meta.main) {
   const { values, positionals } = parseArgs({
     args: Deno.args,
     allowPositionals: true,
-    options: { "expect-build": { type: "boolean" } },
+    options: { "expect-build": { type: "boolean" }, sha256sums: { type: "string" } },
   });
   if (positionals.length === 0) {
     console.error("usage: smoke_binary.ts [--expect-build] BINARY | -- CMD ARGS…");
     Deno.exit(2);
   }
-  const steps = await smoke(positionals, { expectBuild: values["expect-build"] });
+  const steps = values.sha256sums ? [await checksumStep(positionals[0], values.sha256sums)] : [];
+  steps.push(...await smoke(positionals, { expectBuild: values["expect-build"] }));
   for (const step of steps) {
     console.log(`${step.ok ? "ok  " : "FAIL"} ${step.name}: ${step.detail}`);
   }

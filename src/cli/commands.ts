@@ -130,9 +130,7 @@ Options:
   --strict              SHOULD failures make the verdict fail too.
   --json                Print the report as JSON.
   --junit FILE          Also write the report as JUnit XML to FILE; - prints the XML instead
-                        of the table. Writing a file needs write permission, which the
-                        devserver permission set does not grant: run the program with
-                        --allow-write=FILE added, or use -.
+                        of the table.
   --only IDS            Run only these checks (comma-separated ids).
 
 Exit 0 if conformant, 1 if not, 2 on a usage error or when the target cannot be reached.`,

@@ -109,7 +109,7 @@ async function print(report: ConformanceReport, args: ParsedArgs): Promise<numbe
     try {
       await Deno.writeTextFile(args.junit, formatJunit(report));
     } catch (error) {
-      // The devserver permission set grants no write (ADR-010): add --allow-write=FILE, or use -.
+      // The devserver permission set grants write (ADR-045); a run without it, or a bad path, ends here.
       console.error(`devserver: cannot write ${args.junit}: ${(error as Error).message}`);
       return 2;
     }

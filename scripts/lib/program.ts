@@ -7,6 +7,7 @@
  */
 
 import { fileURLToPath } from "node:url";
+import { devserverTaskFlags } from "../../src/cli/launch.ts";
 
 /** The repository root. */
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url)).replace(/\/$/, "");
@@ -16,14 +17,8 @@ export const MAIN_MODULE = `${REPO_ROOT}/src/cli/main.ts`;
 
 /** The `deno run` flags of the `devserver` task, parsed from `deno.json`. */
 export function devserverRunFlags(): string[] {
-  const denoJson = JSON.parse(Deno.readTextFileSync(`${REPO_ROOT}/deno.json`));
-  const task: string = denoJson.tasks.devserver;
-  const tokens = task.split(/\s+/);
-  const entry = tokens.indexOf("src/cli/main.ts");
-  if (tokens[0] !== "deno" || tokens[1] !== "run" || entry < 0) {
-    throw new Error(`unexpected devserver task: ${task}`);
-  }
-  return [...tokens.slice(2, entry), "--config", `${REPO_ROOT}/deno.json`];
+  const flags = devserverTaskFlags(Deno.readTextFileSync(`${REPO_ROOT}/deno.json`));
+  return [...flags, "--config", `${REPO_ROOT}/deno.json`];
 }
 
 /**

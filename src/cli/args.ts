@@ -33,7 +33,8 @@ export type CommandOption =
   | "token"
   | "strict"
   | "junit"
-  | "only";
+  | "only"
+  | "write";
 
 const COMMAND_OPTIONS: readonly CommandOption[] = [
   "transport",
@@ -47,6 +48,7 @@ const COMMAND_OPTIONS: readonly CommandOption[] = [
   "strict",
   "junit",
   "only",
+  "write",
 ];
 
 /** The parsed command line. */
@@ -80,6 +82,8 @@ export interface ParsedArgs {
   junit?: string;
   /** `conform --only C001,C002`. */
   only?: string;
+  /** `setup --write`: merge into the client's file instead of printing. */
+  write: boolean;
 }
 
 /** Parses `argv` (without the program name) against the command table `commands`. */
@@ -112,6 +116,7 @@ export function parseCommandLine(argv: string[], commands: readonly CommandSynta
         strict: { type: "boolean" },
         junit: { type: "string" },
         only: { type: "string" },
+        write: { type: "boolean" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean", short: "V" },
       },
@@ -158,6 +163,7 @@ export function parseCommandLine(argv: string[], commands: readonly CommandSynta
     strict: values.strict ?? false,
     junit: values.junit,
     only: values.only,
+    write: values.write ?? false,
     // `devserver --help` is the program's help; `devserver CMD --help` is the command's.
     help: (values.help ?? false) && positionals[0] !== undefined,
   };

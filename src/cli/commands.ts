@@ -14,8 +14,9 @@ import { runCall } from "./call.ts";
 import { runConform } from "./conform.ts";
 import { runDoctor } from "./doctor.ts";
 import { runServe } from "./serve.ts";
+import { runSetup } from "./setup.ts";
 import { runTools } from "./tools.ts";
-import { versionText } from "./version.ts";
+import { runVersion } from "./version.ts";
 
 /** One command. */
 export interface CommandSpec {
@@ -134,9 +135,7 @@ Options:
   --strict              SHOULD failures make the verdict fail too.
   --json                Print the report as JSON.
   --junit FILE          Also write the report as JUnit XML to FILE; - prints the XML instead
-                        of the table. Writing a file needs write permission, which the
-                        devserver permission set does not grant: run the program with
-                        --allow-write=FILE added, or use -.
+                        of the table.
   --only IDS            Run only these checks (comma-separated ids).
 
 Exit 0 if conformant, 1 if not, 2 on a usage error or when the target cannot be reached.`,
@@ -147,19 +146,48 @@ Exit 0 if conformant, 1 if not, 2 on a usage error or when the target cannot be 
     run: (args) => runConform(args),
   },
   {
+    name: "setup",
+    synopsis: "CLIENT",
+    summary: "Print (or --write) the editor configuration that starts this server.",
+    help: `Usage: devserver [--workspace DIR] setup CLIENT [--write]
+
+Prints the configuration that makes CLIENT start this server on the workspace (--workspace,
+else the current directory), with every path absolute and this program's own command line.
+With --write, merges it into the client's configuration file instead: other servers and
+comments are kept, the previous file is copied to FILE.<time>.bak, and the file is replaced
+atomically. A file that does not parse is refused and left as it is (exit 2).
+
+Clients and their files (docs/editors.md):
+  vscode          WORKSPACE/.vscode/mcp.json ("servers")
+  claude-desktop  claude_desktop_config.json in Claude's settings folder ("mcpServers")
+  claude-code     prints a claude mcp add line; --write merges WORKSPACE/.mcp.json
+  cursor          WORKSPACE/.cursor/mcp.json ("mcpServers")
+  zed             Zed's settings.json ("context_servers"; JSON with comments)
+  windsurf        ~/.codeium/windsurf/mcp_config.json ("mcpServers")
+
+Options:
+  --write   Merge into the client's file instead of printing.`,
+    options: ["write"],
+    // It reads and writes one configuration file; it drops net, run, ffi and sys itself.
+    permissions: "keep",
+    needsConfig: false,
+    run: (args) => runSetup(args),
+  },
+  {
     name: "version",
     synopsis: "",
-    summary: "Print the version and the protocol revisions.",
+    summary: "Print the version, the build, the runtime and the permissions.",
     help: `Usage: devserver version
 
-Prints the program version, the protocol revisions it speaks and the Deno version.`,
+Prints the program version; the git commit and target a binary was compiled from (none when
+run from source); the protocol revisions it speaks; the Deno and V8 versions and the V8 flags;
+the permission set a binary was compiled with; and the permissions the process was started
+with (queried, then dropped, before anything is printed).`,
     options: [],
-    permissions: "none",
+    // It queries the permissions it was started with before dropping them all itself.
+    permissions: "keep",
     needsConfig: false,
-    run: () => {
-      console.log(versionText());
-      return 0;
-    },
+    run: () => runVersion(),
   },
   {
     name: "help",

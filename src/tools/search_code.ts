@@ -231,7 +231,8 @@ function assertLinear(source: string, flags: string): void {
 }
 
 let linearEngine: boolean | undefined;
-function linearEngineAvailable(): boolean {
+/** Whether V8's linear engine (the `l` flag, `--enable-experimental-regexp-engine`) is on. */
+export function linearEngineAvailable(): boolean {
   if (linearEngine === undefined) {
     try {
       // deno-lint-ignore no-invalid-regexp -- "l" exists under --enable-experimental-regexp-engine

@@ -1,8 +1,10 @@
 /**
  * The denylist: names of credential files, key material, shell histories and
  * repository internals that are never served, whatever the path that reaches
- * them. Matching is case-insensitive and on whole path components; `*` and
- * `?` are the only glob characters, and neither crosses a `/`.
+ * them. Matching is on whole path components, each compared in the folded
+ * forms of `denyKeys` (`path_semantics.ts`: case, Unicode spellings,
+ * trailing dots and spaces, parts between `\`), patterns folded alike; `*`
+ * and `?` are the only glob characters, and neither crosses a `/`.
  *
  * - A **name pattern** (no `/`, e.g. `.env`, `*.pem`) denies any component
  *   it matches, and everything beneath it.
@@ -20,6 +22,8 @@
  *
  * @module
  */
+
+import { denyKeys, foldName, stripTrailing } from "./path_semantics.ts";
 
 /** The built-in patterns (name patterns and path patterns; see the module doc). */
 export const DEFAULT_DENY_PATTERNS: readonly string[] = [
@@ -119,12 +123,16 @@ export const DEFAULT_DENY_PATTERNS: readonly string[] = [
 /** A problem with a pattern from configuration, phrased for the person who wrote it; undefined when fine. */
 export function patternProblem(pattern: string): string | undefined {
   if (pattern.includes("\0")) return "contains a NUL byte";
+  if (pattern.includes("\\")) return "contains a backslash (use / between folders)";
   if (pattern.startsWith("/") || pattern.endsWith("/")) return "starts or ends with /";
   const components = pattern.split("/");
   if (components.some((c) => c === "")) return "has an empty component (//)";
   if (components.some((c) => c === "." || c === "..")) return "has a . or .. component";
   return undefined;
 }
+
+/** The denylist's forms of one path component ({@linkcode denyKeys}). */
+type Slot = readonly string[];
 
 /** A compiled denylist: answers whether a workspace-relative path may be served. */
 export class Denylist {
@@ -136,6 +144,8 @@ export class Denylist {
   readonly #paths: readonly (readonly RegExp[])[];
   /** The workspace root's last components: what a path pattern sees above the root. */
   readonly #context: readonly string[];
+  /** The last folder {@linkcode deniesEntry} was asked about, with its slots (a walk asks one folder many times). */
+  #lastParent: { readonly parent: string; readonly views: Slot[][] } | undefined;
 
   /**
    * Builds the list from the defaults plus `extra` (which can only add). With
@@ -150,22 +160,23 @@ export class Denylist {
       if (problem !== undefined) {
         throw new Error(`denylist pattern ${JSON.stringify(pattern)} ${problem}`);
       }
-      if (!all.some((p) => p.toLowerCase() === pattern.toLowerCase())) all.push(pattern);
+      if (!all.some((p) => foldName(p) === foldName(pattern))) all.push(pattern);
     }
     this.patterns = Object.freeze(all);
     this.#names = all.filter((p) => !p.includes("/")).map(globToRegExp);
     this.#paths = all.filter((p) => p.includes("/")).map((p) => p.split("/").map(globToRegExp));
     const longest = Math.max(0, ...this.#paths.map((p) => p.length));
-    this.#context = root === undefined || longest < 2 ? [] : splitPath(root).slice(1 - longest);
+    this.#context = root === undefined || longest < 2 ? [] : splitAbsolute(root).slice(1 - longest);
   }
 
   /**
    * Whether one path component (a file or folder name) matches a name
-   * pattern. Path patterns are not consulted: a walk deciding an entry uses
+   * pattern, compared in every folded form ({@linkcode denyKeys}). Path
+   * patterns are not consulted: a walk deciding an entry uses
    * {@linkcode deniesEntry}, which knows the folder too.
    */
   deniesName(name: string): boolean {
-    return this.#names.some((re) => re.test(name));
+    return this.#slotDenied(denyKeys(name));
   }
 
   /**
@@ -177,7 +188,16 @@ export class Denylist {
   deniesEntry(parent: string, name: string): boolean {
     if (this.deniesName(name)) return true;
     if (this.#paths.length === 0) return false;
-    return this.#endsWithPathPattern([...this.#context, ...splitPath(parent), name]);
+    let last = this.#lastParent;
+    if (last?.parent !== parent) {
+      last = { parent, views: viewsOf([...this.#context, ...splitPath(parent)]) };
+      this.#lastParent = last;
+    }
+    const [whole, split] = last.views;
+    const own = viewsOf([name]);
+    const views = [[...whole, ...own[0]]];
+    if (split !== undefined || own.length > 1) views.push([...split ?? whole, ...own.at(-1)!]);
+    return this.#viewEndsWithPathPattern(views);
   }
 
   /** Whether a `/`-separated workspace-relative path, or any folder on it, is denied. */
@@ -195,10 +215,11 @@ export class Denylist {
   /**
    * For the check at start: the first place on an absolute path — the path
    * itself or a folder it lies in — that the list denies, as the path up to
-   * and including it; undefined when none is.
+   * and including it; undefined when none is. `/` and `\` both separate
+   * (a Windows path, or a posix one).
    */
   deniedPlaceOf(absolute: string): string | undefined {
-    const components = splitPath(absolute);
+    const components = splitAbsolute(absolute);
     for (let i = 0; i < components.length; i++) {
       if (this.deniesName(components[i]) || this.#endsWithPathPattern(components.slice(0, i + 1))) {
         return "/" + components.slice(0, i + 1).join("/");
@@ -207,25 +228,65 @@ export class Denylist {
     return undefined;
   }
 
-  #endsWithPathPattern(components: readonly string[]): boolean {
-    return this.#paths.some((pattern) => {
-      const start = components.length - pattern.length;
-      return start >= 0 && pattern.every((re, j) => re.test(components[start + j]));
-    });
+  #slotDenied(slot: Slot): boolean {
+    return this.#names.some((re) => slot.some((key) => re.test(key)));
   }
+
+  /**
+   * Whether the components end with a path pattern, each compared in every
+   * folded form ({@linkcode viewsOf}).
+   */
+  #endsWithPathPattern(components: readonly string[]): boolean {
+    return this.#viewEndsWithPathPattern(viewsOf(components));
+  }
+
+  #viewEndsWithPathPattern(views: readonly Slot[][]): boolean {
+    return views.some((slots) =>
+      this.#paths.some((pattern) => {
+        const start = slots.length - pattern.length;
+        return start >= 0 &&
+          pattern.every((re, j) => slots[start + j].some((key) => re.test(key)));
+      })
+    );
+  }
+}
+
+/**
+ * The ways a path pattern sees components: each as one slot of folded forms;
+ * and when one holds `\`, also with its parts between `\` as slots of their
+ * own (`gh\hosts.yml` ends with `gh/hosts.yml`).
+ */
+function viewsOf(components: readonly string[]): Slot[][] {
+  const whole = components.map(denyKeys);
+  if (!components.some((c) => c.includes("\\"))) return [whole];
+  return [whole, components.flatMap((c) => c.split("\\").filter((p) => p !== "")).map(denyKeys)];
 }
 
 function splitPath(path: string): string[] {
   return path.split("/").filter((c) => c !== "" && c !== ".");
 }
 
+function splitAbsolute(path: string): string[] {
+  return path.split(/[\\/]/).filter((c) => c !== "" && c !== ".");
+}
+
+/**
+ * A glob (one pattern component) as a regular expression over folded names:
+ * the glob is folded the same way ({@linkcode foldName}), and so is its form
+ * without trailing dots and spaces, so `foo.` and `foo` deny each other.
+ */
 function globToRegExp(glob: string): RegExp {
-  let source = "";
-  for (const ch of glob) {
-    if (ch === "*") source += ".*";
-    else if (ch === "?") source += ".";
-    else source += ch.replace(/[.+^${}()|[\]\\]/g, "\\$&");
-  }
-  // `s`: a name with a newline in it still matches `*`. `i`: case variants are denied too.
-  return new RegExp(`^${source}$`, "is");
+  const folded = foldName(glob);
+  const forms = [...new Set([folded, stripTrailing(folded)])];
+  const source = forms.map((form) => {
+    let out = "";
+    for (const ch of form) {
+      if (ch === "*") out += ".*";
+      else if (ch === "?") out += ".";
+      else out += ch.replace(/[.+^${}()|[\]\\]/g, "\\$&");
+    }
+    return out;
+  }).join("|");
+  // `s`: a name with a newline in it still matches `*`. `i`: a belt to the fold's braces.
+  return new RegExp(`^(?:${source})$`, "is");
 }

@@ -11,8 +11,9 @@
  * @module
  */
 
-import { isAbsolute, normalize, relative as relativePath, sep } from "node:path";
+import { isAbsolute, relative as relativePath, sep } from "node:path";
 import type { Denylist } from "./denylist.ts";
+import { absoluteComponents, hostSemantics, type PathSemantics } from "./path_semantics.ts";
 import { type RefusalCode, ToolRefusal } from "../contract/refusal.ts";
 import { workspacePhrase } from "../contract/text.ts";
 
@@ -28,8 +29,7 @@ export const PATH_REFUSALS = [
   "unreadable",
 ] as const satisfies readonly RefusalCode[];
 
-/** How far a path may go before it is refused as malformed. */
-export const PATH_LIMITS = { maxLength: 4096, maxComponentBytes: 255 };
+export { PATH_LIMITS } from "./path_semantics.ts";
 
 /** What containment knows about the workspace; fixed at start. */
 export interface ContainmentPolicy {
@@ -43,6 +43,12 @@ export interface ContainmentPolicy {
   readonly denylist: Denylist;
   /** Whether a symlink as the final component is followed (to an inside target only). */
   readonly followSymlinks: boolean;
+  /**
+   * How a requested path is read (separators, the spellings refused before
+   * the filesystem is asked). Default: the host's ({@linkcode hostSemantics});
+   * tests inject Windows and macOS semantics on any OS.
+   */
+  readonly semantics?: PathSemantics;
 }
 
 /** A path that passed containment: real, inside, not denied. */
@@ -88,37 +94,26 @@ export function resolveInWorkspace(policy: ContainmentPolicy, userPath: string):
   const refuse = (code: ConstructorParameters<typeof ToolRefusal>[0], message: string) =>
     new ToolRefusal(code, message);
   const ws = workspacePhrase(policy.workspaceName);
-  if (userPath.includes("\0")) throw refuse("invalid_path", "The path contains a NUL byte.");
-  if (userPath.length > PATH_LIMITS.maxLength) {
-    throw refuse("invalid_path", `The path is longer than ${PATH_LIMITS.maxLength} characters.`);
-  }
+  const semantics = policy.semantics ?? hostSemantics();
+  // Malformed and platform-ambiguous spellings are refused before anything
+  // else (the rules and their order: `REQUEST_RULES` in path_semantics.ts).
+  const verdict = semantics.checkRequestedPath(userPath);
+  if (!verdict.ok) throw new ToolRefusal(verdict.code, verdict.message, verdict.remedy);
 
-  let components: string[];
-  if (isAbsolute(userPath)) {
-    // The root must be a literal prefix of the given components, and the rest
-    // is walked like a relative path: `..` after it stays physical (never
-    // normalised away lexically, which would skip the symlink it follows).
-    const given = userPath.split(sep).filter((c) => c !== "" && c !== ".");
+  let components: readonly string[] = verdict.components;
+  if (verdict.volume !== undefined) {
+    // The root must be a literal prefix of the given components (volume
+    // first), and the rest is walked like a relative path: `..` after it
+    // stays physical (never normalised away lexically, which would skip the
+    // symlink it follows).
+    const given = [verdict.volume, ...verdict.components];
     const base = [policy.root, policy.configuredRoot]
-      .filter((r) => relativePath(r, userPath) === "" || isWithin(r, userPath))
-      .map((r) => normalize(r).split(sep).filter((c) => c !== ""))
-      .find((prefix) => prefix.every((c, i) => c === given[i]));
+      .map((r) => absoluteComponents(semantics, r))
+      .find((prefix) => prefix !== undefined && prefix.every((c, i) => c === given[i]));
     if (base === undefined) {
       throw refuse("outside_workspace", `That absolute path is not inside the ${ws}.`);
     }
     components = given.slice(base.length);
-  } else {
-    components = userPath.split("/");
-  }
-  components = components.filter((c) => c !== "" && c !== ".");
-  const encoder = new TextEncoder();
-  for (const c of components) {
-    if (encoder.encode(c).length > PATH_LIMITS.maxComponentBytes) {
-      throw refuse(
-        "invalid_path",
-        `A path component is longer than ${PATH_LIMITS.maxComponentBytes} bytes.`,
-      );
-    }
   }
 
   let current = policy.root;

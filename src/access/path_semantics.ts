@@ -73,9 +73,8 @@ export type PathVerdict =
     readonly ok: false;
     readonly hazard: PathHazard;
     readonly code: RefusalCode;
-    /** Names no path: safe to show. */
+    /** Names no path: safe to show (the remedy is the code's default). */
     readonly message: string;
-    readonly remedy: string;
   };
 
 /** A platform's path semantics. */
@@ -85,10 +84,15 @@ export interface PathSemantics {
   readonly separators: readonly string[];
   /** Parses a requested path, or says which rule refuses it (in {@linkcode REQUEST_RULES} order). */
   checkRequestedPath(path: string): PathVerdict;
+  /**
+   * Whether a component (one that passed {@linkcode checkRequestedPath}) is
+   * shaped like an 8.3 short name (`GIT~1`), which may be an alias of another
+   * entry's long name. Containment accepts such a component only where the
+   * folder lists it as a long name, exactly; else it refuses with
+   * {@linkcode hazardRefusal}`("short_name")`. Always false off Windows.
+   */
+  mayAlias(component: string): boolean;
 }
-
-const RELATIVE_REMEDY =
-  "Give a path relative to the workspace root, with / between folders and each name spelled in full.";
 
 /**
  * Every rule a requested path meets before containment asks the filesystem,
@@ -154,6 +158,7 @@ export const REQUEST_RULES: readonly {
     message:
       "A path component ends in a dot or a space, which Windows strips, so it would name another file.",
   },
+  // Decided by containment, after the denylist, against the folder's names (`mayAlias`).
   {
     hazard: "short_name",
     flavors: ["windows"],
@@ -169,13 +174,13 @@ export const REQUEST_RULES: readonly {
 
 const RULE_MESSAGE = new Map(REQUEST_RULES.map((r) => [r.hazard, r.message]));
 
-function refuse(hazard: PathHazard): PathVerdict {
+/** The refusal verdict of one hazard. */
+export function hazardRefusal(hazard: PathHazard): PathVerdict & { readonly ok: false } {
   return {
     ok: false,
     hazard,
     code: "invalid_path",
     message: RULE_MESSAGE.get(hazard)!,
-    remedy: RELATIVE_REMEDY,
   };
 }
 
@@ -198,9 +203,14 @@ function componentHazard(flavor: PathFlavor, c: string): PathHazard | undefined 
   const base = c.split(".")[0].replace(/ +$/, "");
   if (RESERVED.test(base)) return "reserved_name";
   if (/[. ]$/.test(c)) return "trailing_dot_or_space";
-  const dot = c.lastIndexOf(".");
-  if (SHORT_NAME.test(c) && (dot < 0 ? c.length : dot) <= 8) return "short_name";
   return undefined;
+}
+
+/** Whether `c` has the shape of an 8.3 short name (a base of at most 8 characters). */
+function shortNameShaped(c: string): boolean {
+  if (!c.includes("~") || !SHORT_NAME.test(c)) return false;
+  const dot = c.lastIndexOf(".");
+  return (dot < 0 ? c.length : dot) <= 8;
 }
 
 function splitComponents(path: string, separators: RegExp): string[] {
@@ -216,14 +226,14 @@ function verdictFor(
   const components = splitComponents(rest, separators);
   for (const c of components) {
     const hazard = componentHazard(flavor, c);
-    if (hazard !== undefined) return refuse(hazard);
+    if (hazard !== undefined) return hazardRefusal(hazard);
   }
   return { ok: true, volume, components };
 }
 
 function common(path: string): PathVerdict | undefined {
-  if (path.includes("\0")) return refuse("nul_byte");
-  if (path.length > PATH_LIMITS.maxLength) return refuse("too_long");
+  if (path.includes("\0")) return hazardRefusal("nul_byte");
+  if (path.length > PATH_LIMITS.maxLength) return hazardRefusal("too_long");
   return undefined;
 }
 
@@ -231,6 +241,7 @@ function slashSemantics(flavor: "posix" | "darwin"): PathSemantics {
   return {
     flavor,
     separators: ["/"],
+    mayAlias: () => false,
     checkRequestedPath(path) {
       const early = common(path);
       if (early) return early;
@@ -250,30 +261,31 @@ export const DARWIN: PathSemantics = slashSemantics("darwin");
 export const WINDOWS: PathSemantics = {
   flavor: "windows",
   separators: ["/", "\\"],
+  mayAlias: shortNameShaped,
   checkRequestedPath(path) {
     const early = common(path);
     if (early) return early;
     const sep = /[\\/]/;
     // `\\.\`, `\\?\` (either slash), and the NT object namespace `\??\`.
     if (/^[\\/][\\/][.?](?:[\\/]|$)/.test(path) || /^[\\/]\?\?(?:[\\/]|$)/.test(path)) {
-      return refuse("device_namespace");
+      return hazardRefusal("device_namespace");
     }
     const unc = /^[\\/][\\/]([^\\/]+)[\\/]+([^\\/]+)(.*)$/s.exec(path);
     if (unc) {
       const volume = `//${unc[1]}/${unc[2]}`;
       for (const part of [unc[1], unc[2]]) {
         const hazard = componentHazard("windows", part);
-        if (hazard !== undefined) return refuse(hazard);
+        if (hazard !== undefined) return hazardRefusal(hazard);
       }
       return verdictFor("windows", volume, unc[3], sep);
     }
-    if (/^[\\/][\\/]/.test(path)) return refuse("device_namespace");
+    if (/^[\\/][\\/]/.test(path)) return hazardRefusal("device_namespace");
     const drive = /^([A-Za-z]):(.*)$/s.exec(path);
     if (drive) {
-      if (!sep.test(drive[2].charAt(0))) return refuse("drive_relative");
+      if (!sep.test(drive[2].charAt(0))) return hazardRefusal("drive_relative");
       return verdictFor("windows", drive[1].toUpperCase() + ":", drive[2], sep);
     }
-    if (sep.test(path.charAt(0))) return refuse("rooted_without_drive");
+    if (sep.test(path.charAt(0))) return hazardRefusal("rooted_without_drive");
     return verdictFor("windows", undefined, path, sep);
   },
 };

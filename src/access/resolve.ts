@@ -13,7 +13,12 @@
 
 import { isAbsolute, relative as relativePath, sep } from "node:path";
 import type { Denylist } from "./denylist.ts";
-import { absoluteComponents, hostSemantics, type PathSemantics } from "./path_semantics.ts";
+import {
+  absoluteComponents,
+  hazardRefusal,
+  hostSemantics,
+  type PathSemantics,
+} from "./path_semantics.ts";
 import { type RefusalCode, ToolRefusal } from "../contract/refusal.ts";
 import { workspacePhrase } from "../contract/text.ts";
 
@@ -98,7 +103,7 @@ export function resolveInWorkspace(policy: ContainmentPolicy, userPath: string):
   // Malformed and platform-ambiguous spellings are refused before anything
   // else (the rules and their order: `REQUEST_RULES` in path_semantics.ts).
   const verdict = semantics.checkRequestedPath(userPath);
-  if (!verdict.ok) throw new ToolRefusal(verdict.code, verdict.message, verdict.remedy);
+  if (!verdict.ok) throw new ToolRefusal(verdict.code, verdict.message);
 
   let components: readonly string[] = verdict.components;
   if (verdict.volume !== undefined) {
@@ -140,6 +145,13 @@ export function resolveInWorkspace(policy: ContainmentPolicy, userPath: string):
       policy.denylist.deniesEntry(relativeOf(policy.root, current), component)
     ) {
       throw refuse("denied_path", `That path is on the denylist of the ${ws}.`);
+    }
+    // An 8.3 short name (`GIT~1`) may alias another entry's long name: it is
+    // taken only when the folder lists it as a long name itself. Asked after
+    // the denylist, so a denied name is `denied_path` whether it exists or not.
+    if (semantics.mayAlias(component) && !listsName(current, component, ws)) {
+      const short = hazardRefusal("short_name");
+      throw refuse(short.code, short.message);
     }
     given.push(component);
     const next = current === sep ? sep + component : current + sep + component;
@@ -217,6 +229,16 @@ export function changedDuringCall(ws: string): ToolRefusal {
     `The path changed while it was being read in the ${ws}.`,
     "Something replaced the file or a folder on its path during the call; retry it.",
   );
+}
+
+/** Whether the directory `dir` holds an entry spelled exactly `name` (as its long name). */
+function listsName(dir: string, name: string, ws: string): boolean {
+  try {
+    for (const entry of Deno.readDirSync(dir)) if (entry.name === name) return true;
+    return false;
+  } catch (error) {
+    throw refusalFor(error, ws);
+  }
 }
 
 function lstatOrRefuse(path: string, ws: string): Deno.FileInfo {

@@ -129,6 +129,21 @@ Deno.test("attack: Windows device names, data streams, trailing dots and spaces 
   }
 });
 
+Deno.test("attack: a short name (GIT~1) is refused unless the folder lists it as a long name; a denied long name is denied_path either way", async () => {
+  await using ws = await makeWorkspace({
+    ".git/config": "[remote] url = https://token@example.com\n",
+    "report~1.txt": "a real long name\n",
+    "id_rsa~1": "PRIVATE-KEY\n",
+  });
+  const ctx = contextFor(ws, "windows");
+  await expectCode(ctx, ws, "read_file", "GIT~1\\config", "invalid_path");
+  await expectCode(ctx, ws, "read_file", "REPORT~1.TXT", "invalid_path"); // not the exact long name
+  await expectCode(ctx, ws, "read_file", "id_rsa~1", "denied_path");
+  await expectCode(ctx, ws, "read_file", "id_rsa~2", "denied_path");
+  const served = okStructured(await run(ctx, "read_file", { path: "report~1.txt" }));
+  assert.match(JSON.stringify(served), /a real long name/);
+});
+
 Deno.test("windows: ordinary paths still work with either separator (regression)", async () => {
   await using ws = await windowsWorkspace();
   const ctx = contextFor(ws, "windows");
@@ -209,9 +224,11 @@ Deno.test("posix: names that only look like hazards elsewhere are served on posi
   for (const path of ["CON", "GIT~1", "a\\b.txt", "x::y"]) {
     okStructured(await run(ctx, "read_file", { path }));
   }
-  // Under Windows rules the same names are refused before the filesystem is asked.
+  // Under Windows rules a device name and a stream are refused before the filesystem is
+  // asked; GIT~1 is served, because here it is a long name the folder lists.
   const windows = contextFor(ws, "windows");
-  for (const path of ["CON", "GIT~1", "x::y"]) {
+  for (const path of ["CON", "x::y"]) {
     await expectCode(windows, ws, "read_file", path, "invalid_path");
   }
+  okStructured(await run(windows, "read_file", { path: "GIT~1" }));
 });

@@ -1,7 +1,9 @@
 /**
  * Containment, the first layer: the one place a user's path string becomes
- * a filesystem path. Every component is resolved on the real filesystem
- * (symlinks included, `..` taken physically), and the result must be the
+ * a filesystem path. The string is first read by the platform's path rules
+ * (`path_semantics.ts`: separators, spellings refused outright). Every
+ * component is resolved on the real filesystem (symlinks included, `..`
+ * taken physically), and the result must be the
  * workspace root or lie under it by path components. Nothing else in the
  * program turns a string into a path. The result is then looked up once more
  * from the root and every directory on it recorded, for the check after the

@@ -17,7 +17,7 @@ import {
   SEMANTICS,
   WINDOWS,
 } from "../../src/access/path_semantics.ts";
-import { Denylist } from "../../src/access/denylist.ts";
+import { Denylist, patternProblem } from "../../src/access/denylist.ts";
 
 function hazardOf(semantics: PathSemantics, path: string): PathHazard | undefined {
   const verdict = semantics.checkRequestedPath(path);
@@ -269,4 +269,24 @@ Deno.test("fold: idempotent, and ASCII names only change case", () => {
 
 Deno.test("attack: a backslash in a configured pattern is refused at start", () => {
   assert.throws(() => new Denylist(["ci\\token"]), /backslash/);
+  assert.match(patternProblem("ci\\token") ?? "", /backslash/);
+});
+
+Deno.test("docs: docs/security.md's path rules table lists REQUEST_RULES, in order, with their platforms", async () => {
+  const markdown = await Deno.readTextFile(new URL("../../docs/security.md", import.meta.url));
+  const section = markdown.split("## Path rules per platform")[1]?.split("\n## ")[0];
+  assert.ok(section, "docs/security.md has a 'Path rules per platform' section");
+  const rows = section.split("\n").filter((line) => /^\| `[a-z_]+`/.test(line));
+  const documented = rows.map((row) => {
+    const cells = row.split("|").map((c) => c.trim());
+    return { hazard: cells[1].replaceAll("`", ""), flavors: cells[2] };
+  });
+  const names: Record<string, string> = { posix: "posix", windows: "windows", darwin: "macOS" };
+  assert.deepEqual(
+    documented,
+    REQUEST_RULES.map((r) => ({
+      hazard: r.hazard,
+      flavors: r.flavors.map((f) => names[f]).join(", "),
+    })),
+  );
 });

@@ -139,9 +139,11 @@ export class Denylist {
   /** Every pattern in force: the built-in ones, then those configuration added. */
   readonly patterns: readonly string[];
   /** Name patterns, compiled. */
-  readonly #names: readonly RegExp[];
+  readonly #names: RegExp;
   /** Path patterns, each compiled component by component. */
   readonly #paths: readonly (readonly RegExp[])[];
+  /** The last components of the path patterns, as one expression: a name no path pattern can end at fails it. */
+  readonly #pathEnds: RegExp;
   /** The workspace root's last components: what a path pattern sees above the root. */
   readonly #context: readonly string[];
   /** The last folder {@linkcode deniesEntry} was asked about, with its slots (a walk asks one folder many times). */
@@ -163,8 +165,11 @@ export class Denylist {
       if (!all.some((p) => foldName(p) === foldName(pattern))) all.push(pattern);
     }
     this.patterns = Object.freeze(all);
-    this.#names = all.filter((p) => !p.includes("/")).map(globToRegExp);
-    this.#paths = all.filter((p) => p.includes("/")).map((p) => p.split("/").map(globToRegExp));
+    // One expression for all name patterns: one test a name, whatever the list's length.
+    this.#names = anyOf(all.filter((p) => !p.includes("/")));
+    const paths = all.filter((p) => p.includes("/")).map((p) => p.split("/"));
+    this.#paths = paths.map((p) => p.map((glob) => anyOf([glob])));
+    this.#pathEnds = anyOf(paths.map((p) => p.at(-1)!));
     const longest = Math.max(0, ...this.#paths.map((p) => p.length));
     this.#context = root === undefined || longest < 2 ? [] : splitAbsolute(root).slice(1 - longest);
   }
@@ -186,15 +191,18 @@ export class Denylist {
    * allowed; {@linkcode deniesPath} checks a whole path.
    */
   deniesEntry(parent: string, name: string): boolean {
-    if (this.deniesName(name)) return true;
+    const keys = denyKeys(name);
+    if (this.#slotDenied(keys)) return true;
     if (this.#paths.length === 0) return false;
+    const hasParts = name.includes("\\");
+    if (!hasParts && !keys.some((key) => this.#pathEnds.test(key))) return false;
     let last = this.#lastParent;
     if (last?.parent !== parent) {
       last = { parent, views: viewsOf([...this.#context, ...splitPath(parent)]) };
       this.#lastParent = last;
     }
     const [whole, split] = last.views;
-    const own = viewsOf([name]);
+    const own = hasParts ? viewsOf([name]) : [[keys]];
     const views = [[...whole, ...own[0]]];
     if (split !== undefined || own.length > 1) views.push([...split ?? whole, ...own.at(-1)!]);
     return this.#viewEndsWithPathPattern(views);
@@ -229,7 +237,7 @@ export class Denylist {
   }
 
   #slotDenied(slot: Slot): boolean {
-    return this.#names.some((re) => slot.some((key) => re.test(key)));
+    return slot.some((key) => this.#names.test(key));
   }
 
   /**
@@ -271,22 +279,26 @@ function splitAbsolute(path: string): string[] {
 }
 
 /**
- * A glob (one pattern component) as a regular expression over folded names:
- * the glob is folded the same way ({@linkcode foldName}), and so is its form
- * without trailing dots and spaces, so `foo.` and `foo` deny each other.
+ * Globs (pattern components) as one regular expression over folded names,
+ * matching a name any of them matches: each glob is folded the same way
+ * ({@linkcode foldName}), and so is its form without trailing dots and
+ * spaces, so `foo.` and `foo` deny each other. Matches nothing when empty.
  */
-function globToRegExp(glob: string): RegExp {
-  const folded = foldName(glob);
-  const forms = [...new Set([folded, stripTrailing(folded)])];
-  const source = forms.map((form) => {
-    let out = "";
-    for (const ch of form) {
-      if (ch === "*") out += ".*";
-      else if (ch === "?") out += ".";
-      else out += ch.replace(/[.+^${}()|[\]\\]/g, "\\$&");
+function anyOf(globs: readonly string[]): RegExp {
+  const sources = new Set<string>();
+  for (const glob of globs) {
+    const folded = foldName(glob);
+    for (const form of [folded, stripTrailing(folded)]) {
+      let out = "";
+      for (const ch of form) {
+        if (ch === "*") out += ".*";
+        else if (ch === "?") out += ".";
+        else out += ch.replace(/[.+^${}()|[\]\\]/g, "\\$&");
+      }
+      sources.add(out);
     }
-    return out;
-  }).join("|");
+  }
+  if (sources.size === 0) return /(?!)/;
   // `s`: a name with a newline in it still matches `*`. `i`: a belt to the fold's braces.
-  return new RegExp(`^(?:${source})$`, "is");
+  return new RegExp(`^(?:${[...sources].join("|")})$`, "is");
 }

@@ -1,8 +1,10 @@
 /**
  * The denylist: names of credential files, key material, shell histories and
  * repository internals that are never served, whatever the path that reaches
- * them. Matching is case-insensitive and on whole path components; `*` and
- * `?` are the only glob characters, and neither crosses a `/`.
+ * them. Matching is on whole path components, each compared in the folded
+ * forms of `denyKeys` (`path_semantics.ts`: case, Unicode spellings,
+ * trailing dots and spaces, parts between `\`), patterns folded alike; `*`
+ * and `?` are the only glob characters, and neither crosses a `/`.
  *
  * - A **name pattern** (no `/`, e.g. `.env`, `*.pem`) denies any component
  *   it matches, and everything beneath it.
@@ -20,6 +22,8 @@
  *
  * @module
  */
+
+import { denyKeys, foldName, stripTrailing } from "./path_semantics.ts";
 
 /** The built-in patterns (name patterns and path patterns; see the module doc). */
 export const DEFAULT_DENY_PATTERNS: readonly string[] = [
@@ -119,6 +123,7 @@ export const DEFAULT_DENY_PATTERNS: readonly string[] = [
 /** A problem with a pattern from configuration, phrased for the person who wrote it; undefined when fine. */
 export function patternProblem(pattern: string): string | undefined {
   if (pattern.includes("\0")) return "contains a NUL byte";
+  if (pattern.includes("\\")) return "contains a backslash (use / between folders)";
   if (pattern.startsWith("/") || pattern.endsWith("/")) return "starts or ends with /";
   const components = pattern.split("/");
   if (components.some((c) => c === "")) return "has an empty component (//)";
@@ -126,18 +131,23 @@ export function patternProblem(pattern: string): string | undefined {
   return undefined;
 }
 
+/** The denylist's forms of one path component ({@linkcode denyKeys}). */
+type Slot = readonly string[];
+
 /** A compiled denylist: answers whether a workspace-relative path may be served. */
 export class Denylist {
   /** Every pattern in force: the built-in ones, then those configuration added. */
   readonly patterns: readonly string[];
-  /** All name patterns as one expression: one test per name instead of one per pattern. */
-  readonly #anyName: RegExp | undefined;
+  /** Name patterns, compiled. */
+  readonly #names: RegExp;
   /** Path patterns, each compiled component by component. */
   readonly #paths: readonly (readonly RegExp[])[];
-  /** The last components of all path patterns as one expression: a name no path pattern can end at fails it. */
-  readonly #anyPathEnd: RegExp | undefined;
+  /** The last components of the path patterns, as one expression: a name no path pattern can end at fails it. */
+  readonly #pathEnds: RegExp;
   /** The workspace root's last components: what a path pattern sees above the root. */
   readonly #context: readonly string[];
+  /** The last folder {@linkcode deniesEntry} was asked about, with its slots (a walk asks one folder many times). */
+  #lastParent: { readonly parent: string; readonly views: Slot[][] } | undefined;
 
   /**
    * Builds the list from the defaults plus `extra` (which can only add). With
@@ -152,23 +162,26 @@ export class Denylist {
       if (problem !== undefined) {
         throw new Error(`denylist pattern ${JSON.stringify(pattern)} ${problem}`);
       }
-      if (!all.some((p) => p.toLowerCase() === pattern.toLowerCase())) all.push(pattern);
+      if (!all.some((p) => foldName(p) === foldName(pattern))) all.push(pattern);
     }
     this.patterns = Object.freeze(all);
-    this.#paths = all.filter((p) => p.includes("/")).map((p) => p.split("/").map(globToRegExp));
-    this.#anyName = anyOf(all.filter((p) => !p.includes("/")).map(globToRegExp));
-    this.#anyPathEnd = anyOf(this.#paths.map((p) => p[p.length - 1]));
+    // One expression for all name patterns: one test a name, whatever the list's length.
+    this.#names = anyOf(all.filter((p) => !p.includes("/")));
+    const paths = all.filter((p) => p.includes("/")).map((p) => p.split("/"));
+    this.#paths = paths.map((p) => p.map((glob) => anyOf([glob])));
+    this.#pathEnds = anyOf(paths.map((p) => p.at(-1)!));
     const longest = Math.max(0, ...this.#paths.map((p) => p.length));
-    this.#context = root === undefined || longest < 2 ? [] : splitPath(root).slice(1 - longest);
+    this.#context = root === undefined || longest < 2 ? [] : splitAbsolute(root).slice(1 - longest);
   }
 
   /**
    * Whether one path component (a file or folder name) matches a name
-   * pattern. Path patterns are not consulted: a walk deciding an entry uses
+   * pattern, compared in every folded form ({@linkcode denyKeys}). Path
+   * patterns are not consulted: a walk deciding an entry uses
    * {@linkcode deniesEntry}, which knows the folder too.
    */
   deniesName(name: string): boolean {
-    return this.#anyName !== undefined && this.#anyName.test(name);
+    return this.#slotDenied(denyKeys(name));
   }
 
   /**
@@ -178,10 +191,21 @@ export class Denylist {
    * allowed; {@linkcode deniesPath} checks a whole path.
    */
   deniesEntry(parent: string, name: string): boolean {
-    if (this.deniesName(name)) return true;
-    // Walks ask this for every entry: most names end no path pattern, and need no path built.
-    if (this.#anyPathEnd === undefined || !this.#anyPathEnd.test(name)) return false;
-    return this.#endsWithPathPattern([...this.#context, ...splitPath(parent), name]);
+    const keys = denyKeys(name);
+    if (this.#slotDenied(keys)) return true;
+    if (this.#paths.length === 0) return false;
+    const hasParts = name.includes("\\");
+    if (!hasParts && !keys.some((key) => this.#pathEnds.test(key))) return false;
+    let last = this.#lastParent;
+    if (last?.parent !== parent) {
+      last = { parent, views: viewsOf([...this.#context, ...splitPath(parent)]) };
+      this.#lastParent = last;
+    }
+    const [whole, split] = last.views;
+    const own = hasParts ? viewsOf([name]) : [[keys]];
+    const views = [[...whole, ...own[0]]];
+    if (split !== undefined || own.length > 1) views.push([...split ?? whole, ...own.at(-1)!]);
+    return this.#viewEndsWithPathPattern(views);
   }
 
   /** Whether a `/`-separated workspace-relative path, or any folder on it, is denied. */
@@ -199,10 +223,11 @@ export class Denylist {
   /**
    * For the check at start: the first place on an absolute path — the path
    * itself or a folder it lies in — that the list denies, as the path up to
-   * and including it; undefined when none is.
+   * and including it; undefined when none is. `/` and `\` both separate
+   * (a Windows path, or a posix one).
    */
   deniedPlaceOf(absolute: string): string | undefined {
-    const components = splitPath(absolute);
+    const components = splitAbsolute(absolute);
     for (let i = 0; i < components.length; i++) {
       if (this.deniesName(components[i]) || this.#endsWithPathPattern(components.slice(0, i + 1))) {
         return "/" + components.slice(0, i + 1).join("/");
@@ -211,31 +236,69 @@ export class Denylist {
     return undefined;
   }
 
-  #endsWithPathPattern(components: readonly string[]): boolean {
-    return this.#paths.some((pattern) => {
-      const start = components.length - pattern.length;
-      return start >= 0 && pattern.every((re, j) => re.test(components[start + j]));
-    });
+  #slotDenied(slot: Slot): boolean {
+    return slot.some((key) => this.#names.test(key));
   }
+
+  /**
+   * Whether the components end with a path pattern, each compared in every
+   * folded form ({@linkcode viewsOf}).
+   */
+  #endsWithPathPattern(components: readonly string[]): boolean {
+    return this.#viewEndsWithPathPattern(viewsOf(components));
+  }
+
+  #viewEndsWithPathPattern(views: readonly Slot[][]): boolean {
+    return views.some((slots) =>
+      this.#paths.some((pattern) => {
+        const start = slots.length - pattern.length;
+        return start >= 0 &&
+          pattern.every((re, j) => slots[start + j].some((key) => re.test(key)));
+      })
+    );
+  }
+}
+
+/**
+ * The ways a path pattern sees components: each as one slot of folded forms;
+ * and when one holds `\`, also with its parts between `\` as slots of their
+ * own (`gh\hosts.yml` ends with `gh/hosts.yml`).
+ */
+function viewsOf(components: readonly string[]): Slot[][] {
+  const whole = components.map(denyKeys);
+  if (!components.some((c) => c.includes("\\"))) return [whole];
+  return [whole, components.flatMap((c) => c.split("\\").filter((p) => p !== "")).map(denyKeys)];
 }
 
 function splitPath(path: string): string[] {
   return path.split("/").filter((c) => c !== "" && c !== ".");
 }
 
-/** One expression that matches what any of `res` (each `^…$`, flags `is`) matches. */
-function anyOf(res: readonly RegExp[]): RegExp | undefined {
-  if (res.length === 0) return undefined;
-  return new RegExp(`^(?:${res.map((re) => re.source.slice(1, -1)).join("|")})$`, "is");
+function splitAbsolute(path: string): string[] {
+  return path.split(/[\\/]/).filter((c) => c !== "" && c !== ".");
 }
 
-function globToRegExp(glob: string): RegExp {
-  let source = "";
-  for (const ch of glob) {
-    if (ch === "*") source += ".*";
-    else if (ch === "?") source += ".";
-    else source += ch.replace(/[.+^${}()|[\]\\]/g, "\\$&");
+/**
+ * Globs (pattern components) as one regular expression over folded names,
+ * matching a name any of them matches: each glob is folded the same way
+ * ({@linkcode foldName}), and so is its form without trailing dots and
+ * spaces, so `foo.` and `foo` deny each other. Matches nothing when empty.
+ */
+function anyOf(globs: readonly string[]): RegExp {
+  const sources = new Set<string>();
+  for (const glob of globs) {
+    const folded = foldName(glob);
+    for (const form of [folded, stripTrailing(folded)]) {
+      let out = "";
+      for (const ch of form) {
+        if (ch === "*") out += ".*";
+        else if (ch === "?") out += ".";
+        else out += ch.replace(/[.+^${}()|[\]\\]/g, "\\$&");
+      }
+      sources.add(out);
+    }
   }
-  // `s`: a name with a newline in it still matches `*`. `i`: case variants are denied too.
-  return new RegExp(`^${source}$`, "is");
+  if (sources.size === 0) return /(?!)/;
+  // `s`: a name with a newline in it still matches `*`. `i`: a belt to the fold's braces.
+  return new RegExp(`^(?:${[...sources].join("|")})$`, "is");
 }

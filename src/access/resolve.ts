@@ -1,7 +1,9 @@
 /**
  * Containment, the first layer: the one place a user's path string becomes
- * a filesystem path. Every component is resolved on the real filesystem
- * (symlinks included, `..` taken physically), and the result must be the
+ * a filesystem path. The string is first read by the platform's path rules
+ * (`path_semantics.ts`: separators, spellings refused outright). Every
+ * component is resolved on the real filesystem (symlinks included, `..`
+ * taken physically), and the result must be the
  * workspace root or lie under it by path components. Nothing else in the
  * program turns a string into a path. The result is then looked up once more
  * from the root and every directory on it recorded, for the check after the
@@ -11,8 +13,14 @@
  * @module
  */
 
-import { isAbsolute, normalize, relative as relativePath, sep } from "node:path";
+import { isAbsolute, relative as relativePath, sep } from "node:path";
 import type { Denylist } from "./denylist.ts";
+import {
+  absoluteComponents,
+  hazardRefusal,
+  hostSemantics,
+  type PathSemantics,
+} from "./path_semantics.ts";
 import { type RefusalCode, ToolRefusal } from "../contract/refusal.ts";
 import { workspacePhrase } from "../contract/text.ts";
 
@@ -28,8 +36,7 @@ export const PATH_REFUSALS = [
   "unreadable",
 ] as const satisfies readonly RefusalCode[];
 
-/** How far a path may go before it is refused as malformed. */
-export const PATH_LIMITS = { maxLength: 4096, maxComponentBytes: 255 };
+export { PATH_LIMITS } from "./path_semantics.ts";
 
 /** What containment knows about the workspace; fixed at start. */
 export interface ContainmentPolicy {
@@ -43,6 +50,12 @@ export interface ContainmentPolicy {
   readonly denylist: Denylist;
   /** Whether a symlink as the final component is followed (to an inside target only). */
   readonly followSymlinks: boolean;
+  /**
+   * How a requested path is read (separators, the spellings refused before
+   * the filesystem is asked). Default: the host's ({@linkcode hostSemantics});
+   * tests inject Windows and macOS semantics on any OS.
+   */
+  readonly semantics?: PathSemantics;
 }
 
 /** A path that passed containment: real, inside, not denied. */
@@ -88,37 +101,26 @@ export function resolveInWorkspace(policy: ContainmentPolicy, userPath: string):
   const refuse = (code: ConstructorParameters<typeof ToolRefusal>[0], message: string) =>
     new ToolRefusal(code, message);
   const ws = workspacePhrase(policy.workspaceName);
-  if (userPath.includes("\0")) throw refuse("invalid_path", "The path contains a NUL byte.");
-  if (userPath.length > PATH_LIMITS.maxLength) {
-    throw refuse("invalid_path", `The path is longer than ${PATH_LIMITS.maxLength} characters.`);
-  }
+  const semantics = policy.semantics ?? hostSemantics();
+  // Malformed and platform-ambiguous spellings are refused before anything
+  // else (the rules and their order: `REQUEST_RULES` in path_semantics.ts).
+  const verdict = semantics.checkRequestedPath(userPath);
+  if (!verdict.ok) throw new ToolRefusal(verdict.code, verdict.message);
 
-  let components: string[];
-  if (isAbsolute(userPath)) {
-    // The root must be a literal prefix of the given components, and the rest
-    // is walked like a relative path: `..` after it stays physical (never
-    // normalised away lexically, which would skip the symlink it follows).
-    const given = userPath.split(sep).filter((c) => c !== "" && c !== ".");
+  let components: readonly string[] = verdict.components;
+  if (verdict.volume !== undefined) {
+    // The root must be a literal prefix of the given components (volume
+    // first), and the rest is walked like a relative path: `..` after it
+    // stays physical (never normalised away lexically, which would skip the
+    // symlink it follows).
+    const given = [verdict.volume, ...verdict.components];
     const base = [policy.root, policy.configuredRoot]
-      .filter((r) => relativePath(r, userPath) === "" || isWithin(r, userPath))
-      .map((r) => normalize(r).split(sep).filter((c) => c !== ""))
-      .find((prefix) => prefix.every((c, i) => c === given[i]));
+      .map((r) => absoluteComponents(semantics, r))
+      .find((prefix) => prefix !== undefined && prefix.every((c, i) => c === given[i]));
     if (base === undefined) {
       throw refuse("outside_workspace", `That absolute path is not inside the ${ws}.`);
     }
     components = given.slice(base.length);
-  } else {
-    components = userPath.split("/");
-  }
-  components = components.filter((c) => c !== "" && c !== ".");
-  const encoder = new TextEncoder();
-  for (const c of components) {
-    if (encoder.encode(c).length > PATH_LIMITS.maxComponentBytes) {
-      throw refuse(
-        "invalid_path",
-        `A path component is longer than ${PATH_LIMITS.maxComponentBytes} bytes.`,
-      );
-    }
   }
 
   let current = policy.root;
@@ -145,6 +147,13 @@ export function resolveInWorkspace(policy: ContainmentPolicy, userPath: string):
       policy.denylist.deniesEntry(relativeOf(policy.root, current), component)
     ) {
       throw refuse("denied_path", `That path is on the denylist of the ${ws}.`);
+    }
+    // An 8.3 short name (`GIT~1`) may alias another entry's long name: it is
+    // taken only when the folder lists it as a long name itself. Asked after
+    // the denylist, so a denied name is `denied_path` whether it exists or not.
+    if (semantics.mayAlias(component) && !listsName(current, component, ws)) {
+      const short = hazardRefusal("short_name");
+      throw refuse(short.code, short.message);
     }
     given.push(component);
     const next = current === sep ? sep + component : current + sep + component;
@@ -222,6 +231,16 @@ export function changedDuringCall(ws: string): ToolRefusal {
     `The path changed while it was being read in the ${ws}.`,
     "Something replaced the file or a folder on its path during the call; retry it.",
   );
+}
+
+/** Whether the directory `dir` holds an entry spelled exactly `name` (as its long name). */
+function listsName(dir: string, name: string, ws: string): boolean {
+  try {
+    for (const entry of Deno.readDirSync(dir)) if (entry.name === name) return true;
+    return false;
+  } catch (error) {
+    throw refusalFor(error, ws);
+  }
 }
 
 function lstatOrRefuse(path: string, ws: string): Deno.FileInfo {

@@ -7,6 +7,7 @@
  * @module
  */
 
+import { hostSemantics } from "../access/path_semantics.ts";
 import { createDevServer } from "../app.ts";
 import { type Config, ConfigError } from "../config/load.ts";
 import { SETTINGS } from "../config/schema.ts";
@@ -53,6 +54,9 @@ export async function runDoctor(args: ParsedArgs): Promise<number> {
   info(
     `protocol: ${MODERN_PROTOCOL_VERSION}; initialize clients (${LEGACY_PROTOCOL_VERSIONS[0]}…) ` +
       (config.legacyClients === "serve" ? "served" : "rejected with -32022"),
+  );
+  info(
+    `path rules: ${hostSemantics().flavor} (from the host; names compared folded on every platform)`,
   );
   info(`tools: ${TOOLS.map((t) => t.name).join(", ")}`);
 

@@ -42,7 +42,7 @@ export type RefusalCode = typeof REFUSAL_CODES[number];
 export const DEFAULT_REMEDIES: Readonly<Record<RefusalCode, string>> = {
   invalid_arguments: "Fix the arguments to match the tool's input schema (see tools/list).",
   invalid_path:
-    "Give a path relative to the workspace root, without NUL bytes or over-long components.",
+    "Give a path relative to the workspace root, each name spelled in full: no NUL bytes or over-long components, and no drive-relative, device, stream or 8.3 short names on Windows.",
   outside_workspace: "Use a path inside the workspace; list_directory with no path shows the root.",
   denied_path:
     "This path holds credentials or repository internals and is never served; choose another file.",

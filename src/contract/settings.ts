@@ -47,6 +47,12 @@ export interface ToolSettings {
   readonly followSymlinks: boolean;
   /** Names denied on top of the built-in denylist. */
   readonly denyExtra: readonly string[];
+  /**
+   * Whose path rules containment applies (`src/access/path_semantics.ts`).
+   * Absent in every configuration (the host's rules apply); tests set it to
+   * run Windows or macOS rules on any OS.
+   */
+  readonly pathSemantics?: "posix" | "windows" | "darwin";
   /** Directory names a walk never enters (`MCP_SEARCH__SKIP_DIRS`). */
   readonly skippedDirs: readonly string[];
   /** Limits fixed at start. */

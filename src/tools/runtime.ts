@@ -10,6 +10,7 @@
 
 import { Denylist } from "../access/denylist.ts";
 import { GitRunner } from "../access/git.ts";
+import { hostSemantics, SEMANTICS } from "../access/path_semantics.ts";
 import { Workspace } from "../access/workspace.ts";
 import { WalkPolicy } from "../access/walk_policy.ts";
 import { refusal, ToolRefusal } from "../contract/refusal.ts";
@@ -29,6 +30,9 @@ export function workspaceFor(settings: ToolSettings): Workspace {
       workspaceName: settings.workspaceName,
       denylist,
       followSymlinks: settings.followSymlinks,
+      semantics: settings.pathSemantics === undefined
+        ? hostSemantics()
+        : SEMANTICS[settings.pathSemantics],
     },
     new WalkPolicy(denylist, { skippedDirs: settings.skippedDirs }),
   );

@@ -133,6 +133,12 @@ Deno.test("doctor: ready on a workspace (exit 0), cannot serve a missing one (ex
   assert.equal(ready.code, 0, ready.stdout + ready.stderr);
   assert.match(ready.stdout, /^ready to serve$/m);
   assert.match(ready.stdout, /permission layer active/);
+  const rules = Deno.build.os === "windows"
+    ? "windows"
+    : Deno.build.os === "darwin"
+    ? "darwin"
+    : "posix";
+  assert.match(ready.stdout, new RegExp(`path rules: ${rules} \\(from the host`));
   assert.doesNotMatch(ready.stdout, /^FAIL/m);
 
   assert.equal(missing.code, 1);

@@ -56,7 +56,17 @@ export interface RunControls {
   readonly deadline: number;
   /** Configuration pairs passed through `GIT_CONFIG_COUNT` (see `gitEnvironment`). */
   readonly overrides?: readonly (readonly [string, string])[];
+  /**
+   * Pathspecs that carry their own magic: `GIT_LITERAL_PATHSPECS` is left
+   * unset, and every argument after `--` must begin with `:(literal)` or
+   * `:(exclude,literal)` (checked here, so no glob or other magic can slip in).
+   * Default false: every pathspec is literal by the environment.
+   */
+  readonly explicitPathspecs?: boolean;
 }
+
+/** The pathspec magic allowed when {@linkcode RunControls.explicitPathspecs} is set. */
+const EXPLICIT_PATHSPEC = /^:\((?:exclude,)?literal\)/;
 
 /** Starts git with the hardening options, an argument list and a built environment. */
 export class GitRunner {
@@ -91,11 +101,19 @@ export class GitRunner {
         "git was not found on the server's PATH when it started.",
       );
     }
+    const explicit = controls.explicitPathspecs ?? false;
+    if (explicit) {
+      const separator = args.lastIndexOf("--");
+      const specs = separator < 0 ? [] : args.slice(separator + 1);
+      if (separator < 0 || !specs.every((spec) => EXPLICIT_PATHSPEC.test(spec))) {
+        throw new Error("explicit pathspecs must each begin with :(literal) or :(exclude,literal)");
+      }
+    }
     const child = new Deno.Command(this.#binary, {
       args: this.argv(args),
       cwd: this.root,
       clearEnv: true,
-      env: gitEnvironment(this.root, this.#binary, controls.overrides ?? []),
+      env: gitEnvironment(this.root, this.#binary, controls.overrides ?? [], !explicit),
       stdin: "null",
       stdout: "piped",
       stderr: "piped",

@@ -66,6 +66,7 @@ export function gitEnvironment(
   root: string,
   binary: string,
   overrides: readonly (readonly [string, string])[] = [],
+  literalPathspecs = true,
 ): Record<string, string> {
   const path = [dirname(binary), ...STANDARD_PATH_DIRS.filter((d) => d !== dirname(binary))];
   const env: Record<string, string> = {
@@ -83,6 +84,8 @@ export function gitEnvironment(
     GIT_NO_LAZY_FETCH: "1",
     GIT_NO_REPLACE_OBJECTS: "1",
   };
+  // A caller whose pathspecs carry explicit `:(literal)` magic (see RunControls) needs it unset.
+  if (!literalPathspecs) delete env.GIT_LITERAL_PATHSPECS;
   if (overrides.length > 0) {
     env.GIT_CONFIG_COUNT = String(overrides.length);
     overrides.forEach(([key, value], i) => {

@@ -125,11 +125,13 @@ export class GitRepository {
     args: readonly string[],
     out: { consume: CappedOutput["consume"] },
     overrides: readonly (readonly [string, string])[] = [],
+    explicitPathspecs = false,
   ): Promise<GitRun> {
     return this.runner.run(args, out.consume, {
       stop: this.stop,
       deadline: this.deadline,
       overrides,
+      explicitPathspecs,
     });
   }
 

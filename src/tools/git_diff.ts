@@ -237,6 +237,19 @@ async function gitDiff(args: GitDiffArgs, ctx: ToolContext): Promise<RawToolResu
 
   // A diff that reads the working tree would run the repository's filters.
   const overrides = comparison.readsWorkTree ? await repo.filterOverrides() : [];
+  // Denied files (a tracked `.env`, a key) are left out of the diff as they are out of every
+  // other tool: git is told each one by its exact name, so it neither shows nor counts them.
+  const denied = await deniedChangedPaths(repo, comparison, pathspec, overrides, ctx);
+  // With a denied file the pathspecs carry explicit literal magic, so git can be told to exclude.
+  const explicit = denied.length > 0;
+  const pathspecs = explicit
+    ? [
+      ...(pathspec !== undefined ? [`:(literal)${pathspec}`] : []),
+      ...denied.map((path) => `:(exclude,literal)${path}`),
+    ]
+    : pathspec !== undefined
+    ? [pathspec]
+    : [];
   const reader = new DiffReader(statOnly ? offset : 0, statOnly ? 0 : offset, statOnly);
   /** git's arguments for this comparison, with `unified` lines of context. */
   const diffArgs = (unified: number, numstat: boolean) => [
@@ -256,9 +269,9 @@ async function gitDiff(args: GitDiffArgs, ctx: ToolContext): Promise<RawToolResu
     "--end-of-options",
     ...comparison.commits,
     "--",
-    ...(pathspec !== undefined ? [pathspec] : []),
+    ...pathspecs,
   ];
-  const run = await repo.run(diffArgs(context, true), reader, overrides);
+  const run = await repo.run(diffArgs(context, true), reader, overrides, explicit);
   const atDeadline = run.killed === "deadline";
   if (
     (run.killed !== undefined && run.killed !== "enough" && !atDeadline) ||
@@ -322,7 +335,7 @@ async function gitDiff(args: GitDiffArgs, ctx: ToolContext): Promise<RawToolResu
     let whole: WholeSides | undefined;
     let found = diffSecrets(kept, 1);
     if (found.suspect.length > 0 && !atDeadline) {
-      whole = await fullFiles(repo, diffArgs(FULL_CONTEXT, false), overrides);
+      whole = await fullFiles(repo, diffArgs(FULL_CONTEXT, false), overrides, explicit);
       found = diffSecrets(kept, 1, whole);
     }
     // Withholding can lengthen lines (a one-character piece becomes a marker): the page ends
@@ -356,6 +369,9 @@ async function gitDiff(args: GitDiffArgs, ctx: ToolContext): Promise<RawToolResu
       { t: "git_diff", a: comparison.commits.join(" "), q: query, o: next } satisfies DiffCursor,
     )
     : undefined;
+  if (denied.length > 0) {
+    notes.push(`${denied.length} denied ${denied.length === 1 ? "file" : "files"} left out`);
+  }
   if (truncated) notes.push(nextCursor ? "more with next_cursor" : "narrow the request with path");
 
   const header = `git_diff ${comparison.label}${
@@ -390,6 +406,49 @@ async function gitDiff(args: GitDiffArgs, ctx: ToolContext): Promise<RawToolResu
 /** Context lines enough to show every file whole. */
 const FULL_CONTEXT = 100_000_000;
 
+/** Most bytes of changed names listed before a diff; past it the call asks for a path. */
+const CHANGED_NAMES_CAP_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The changed paths of this comparison that the denylist denies, listed with
+ * `git diff --name-only -z` before the diff itself runs.
+ */
+async function deniedChangedPaths(
+  repo: GitRepository,
+  comparison: Comparison,
+  pathspec: string | undefined,
+  overrides: readonly (readonly [string, string])[],
+  ctx: ToolContext,
+): Promise<string[]> {
+  const out = new CappedOutput(CHANGED_NAMES_CAP_BYTES, 0);
+  const run = await repo.run(
+    [
+      "diff",
+      "--no-ext-diff",
+      "--no-textconv",
+      "--no-renames",
+      "--no-relative",
+      "--ignore-submodules=all",
+      "--name-only",
+      "-z",
+      ...(comparison.cached ? ["--cached"] : []),
+      "--end-of-options",
+      ...comparison.commits,
+      "--",
+      ...(pathspec !== undefined ? [pathspec] : []),
+    ],
+    out,
+    overrides,
+  );
+  if (run.killed !== undefined || run.code !== 0) throw repo.failure(run, "the diff failed");
+  // Fail closed: a list cut short could hide a denied name.
+  if (out.capped) {
+    throw repo.failure(run, "it changes too many files to check; narrow it with path");
+  }
+  const names = new TextDecoder().decode(out.bytes()).split("\0").filter((n) => n !== "");
+  return names.filter((name) => ctx.workspace.policy.denylist.deniesPath(name));
+}
+
 /**
  * The whole sides of the files of a full-context run of the same diff, within git's output
  * cap; a file the cap cut is left out (a partial side would number its lines wrong).
@@ -398,9 +457,10 @@ async function fullFiles(
   repo: GitRepository,
   args: string[],
   overrides: readonly (readonly [string, string])[],
+  explicitPathspecs: boolean,
 ): Promise<WholeSides> {
   const out = new CappedOutput(GIT_OUTPUT_CAP_BYTES);
-  const run = await repo.run(args, out, overrides);
+  const run = await repo.run(args, out, overrides, explicitPathspecs);
   if (run.killed !== undefined && run.killed !== "enough") return new Map();
   const lines = new TextDecoder().decode(out.bytes()).split("\n");
   const sides = new Map(wholeSides(lines));

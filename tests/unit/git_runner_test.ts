@@ -126,6 +126,30 @@ Deno.test("git runner: output is streamed and git killed once the consumer has e
   assert.equal(chunks, 1);
 });
 
+Deno.test("attack: explicit pathspecs cannot smuggle glob or other magic past the literal default", async () => {
+  await using repo = await makeSmallHistory();
+  const runner = new GitRunner({ root: repo.root, workspaceName: "ws", binary: GIT });
+  const controls = { stop: NEVER_STOP, deadline: Date.now() + 10_000, explicitPathspecs: true };
+  for (
+    const specs of [["*.txt"], [":(glob)**"], [":(icase)A.TXT"], [":(literal)a.txt", "b*"]]
+  ) {
+    await assert.rejects(
+      runner.run(["diff", "--name-only", "--", ...specs], () => "more", controls),
+      /explicit pathspecs/,
+      JSON.stringify(specs),
+    );
+  }
+  await assert.rejects(runner.run(["diff", "--name-only"], () => "more", controls), /explicit/);
+  const out = new CappedOutput(4096);
+  const run = await runner.run(
+    ["log", "--format=%H", "--", ":(literal)a.txt", ":(exclude,literal)src"],
+    out.consume,
+    controls,
+  );
+  assert.equal(run.code, 0, run.stderr);
+  assert.ok(new TextDecoder().decode(out.bytes()).trim().length >= 40, "literal magic is honoured");
+});
+
 /** A git that blocks: `git config --list` reading an include that is a FIFO nobody writes. */
 async function blockingRepo() {
   const repo = await makeSmallHistory();

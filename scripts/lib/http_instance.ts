@@ -20,9 +20,13 @@ export interface HttpInstance extends AsyncDisposable {
   readonly pid: number;
   /** Which program it is, e.g. "devserver serve --transport http". */
   readonly program: string;
-  /** What it wrote on stderr so far. */
+  /** What it wrote on stderr so far (the last `stderrKept` characters). */
   stderr(): string;
-  /** SIGTERM, then wait for exit. */
+  /** The child itself, for a test that signals it. */
+  readonly process: Deno.ChildProcess;
+  /** Resolves with the exit status once it has exited. */
+  readonly status: Promise<Deno.CommandStatus>;
+  /** SIGTERM (SIGKILL after 10 s), then wait for exit and the end of stderr. */
   close(): Promise<void>;
 }
 
@@ -37,7 +41,8 @@ export function httpInstanceCommand(root: string): { args: string[]; program: st
 /** How much of a child's stderr is kept (its last characters). */
 const STDERR_KEPT = 64 * 1024;
 
-const LISTENING = /listening on (http:\/\/[^\s"]+)/;
+/** How a devserver HTTP child announces its address on stderr. */
+export const LISTENING = /listening on (http:\/\/[^\s"]+)/;
 
 /**
  * Starts an instance over `root`; `env` is added to its environment (e.g.
@@ -55,7 +60,10 @@ export function startHttpInstance(
 
 /**
  * Starts `deno ARGS` (cwd `cwd`, the child environment plus `env`) and
- * resolves once it prints `listening on http://…` on stderr.
+ * resolves once it prints `listening on http://…` on stderr. Only the last
+ * `stderrKept` characters of stderr are kept (a server logging every request
+ * must not grow this process); a test that reads its whole log passes
+ * `Infinity`.
  */
 export async function startListening(
   args: string[],
@@ -63,6 +71,7 @@ export async function startListening(
   env: Record<string, string> = {},
   cwd = REPO_ROOT,
   timeoutMs = 60_000,
+  stderrKept = STDERR_KEPT,
 ): Promise<HttpInstance> {
   const child = new Deno.Command(Deno.execPath(), {
     args,
@@ -78,9 +87,8 @@ export async function startListening(
   const drained = (async () => {
     const decoder = new TextDecoder();
     for await (const chunk of child.stderr) {
-      // Keep the head (up to the listening line) and a bounded tail: a server
-      // logging every request must not grow this process.
-      text = (text + decoder.decode(chunk, { stream: true })).slice(-STDERR_KEPT);
+      text = text + decoder.decode(chunk, { stream: true });
+      if (text.length > stderrKept) text = text.slice(-stderrKept);
       const match = LISTENING.exec(text);
       if (match) found.resolve(match[1]);
     }
@@ -124,6 +132,8 @@ export async function startListening(
     pid: child.pid,
     program,
     stderr: () => text,
+    process: child,
+    status: child.status,
     close,
     [Symbol.asyncDispose]: close,
   };

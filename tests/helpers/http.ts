@@ -7,7 +7,8 @@
  * @module
  */
 
-import { childEnv, devserverRunFlags, MAIN_MODULE, REPO_ROOT } from "../../scripts/lib/program.ts";
+import { startListening } from "../../scripts/lib/http_instance.ts";
+import { devserverRunFlags, MAIN_MODULE, REPO_ROOT } from "../../scripts/lib/program.ts";
 
 /** The revision served natively. */
 export const MODERN = "2026-07-28";
@@ -18,9 +19,6 @@ export const ENVELOPE = {
   "io.modelcontextprotocol/clientCapabilities": {},
   "io.modelcontextprotocol/clientInfo": { name: "devserver-http-test", version: "0.0.0" },
 } as const;
-
-/** The regex other tools use to find the address in the program's stderr. */
-export const LISTENING = /listening on (http:\/\/[^\s"]+)/;
 
 /** The body of a 2026-07-28 request. */
 export function modernBody(
@@ -59,7 +57,7 @@ export function toolCall(
   });
 }
 
-/** A child serving HTTP; disposing sends SIGTERM and waits for it. */
+/** A child serving HTTP; disposing sends SIGTERM (SIGKILL after 10 s) and waits for it. */
 export interface HttpChild extends AsyncDisposable {
   /** `http://127.0.0.1:PORT/mcp`. */
   readonly url: string;
@@ -75,7 +73,8 @@ export interface HttpChild extends AsyncDisposable {
 /**
  * Starts `devserver --workspace ROOT serve --transport http --port 0 ARGS…`
  * (or, with `script`, `script ROOT`) with the `devserver` task's flags, and
- * waits up to `startMs` for its listening line.
+ * waits up to `startMs` for its listening line (see `startListening`, which
+ * keeps the whole of stderr here, for tests that read the log).
  */
 export async function startHttpChild(
   root: string,
@@ -84,59 +83,20 @@ export async function startHttpChild(
   const args = options.script === undefined
     ? [MAIN_MODULE, "--workspace", root, "serve", "--transport", "http", "--port", "0"]
     : [options.script.pathname, root];
-  const process = new Deno.Command(Deno.execPath(), {
-    args: ["run", ...devserverRunFlags(), ...args, ...(options.args ?? [])],
-    cwd: REPO_ROOT,
-    env: childEnv(options.env),
-    clearEnv: true,
-    stdin: "null",
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  let text = "";
-  const listening = Promise.withResolvers<string>();
-  const pump = (async () => {
-    const decoder = new TextDecoder();
-    for await (const chunk of process.stderr) {
-      text += decoder.decode(chunk, { stream: true });
-      const match = LISTENING.exec(text);
-      if (match) listening.resolve(match[1]);
-    }
-    listening.reject(new Error(`the child exited before listening; stderr:\n${text}`));
-  })();
-  const status = process.status;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`no listening line in ${options.startMs ?? 60_000} ms:\n${text}`)),
-      options.startMs ?? 60_000,
-    );
-  });
-  let url: string;
-  try {
-    url = await Promise.race([listening.promise, timeout]);
-  } catch (error) {
-    try {
-      process.kill("SIGKILL");
-    } catch { /* gone */ }
-    await status;
-    await pump;
-    throw error;
-  } finally {
-    clearTimeout(timer);
-  }
+  const child = await startListening(
+    ["run", ...devserverRunFlags(), ...args, ...(options.args ?? [])],
+    options.script === undefined ? "devserver serve --transport http" : options.script.pathname,
+    options.env,
+    REPO_ROOT,
+    options.startMs ?? 60_000,
+    Infinity,
+  );
   return {
-    url,
-    base: url.replace(/\/mcp$/, ""),
-    process,
-    stderr: () => text,
-    status,
-    async [Symbol.asyncDispose]() {
-      try {
-        process.kill("SIGTERM");
-      } catch { /* already gone */ }
-      await status;
-      await pump;
-    },
+    url: child.url,
+    base: child.url.replace(/\/mcp$/, ""),
+    process: child.process,
+    stderr: child.stderr,
+    status: child.status,
+    [Symbol.asyncDispose]: child.close,
   };
 }

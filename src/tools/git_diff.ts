@@ -252,25 +252,12 @@ async function gitDiff(args: GitDiffArgs, ctx: ToolContext): Promise<RawToolResu
     : [];
   const reader = new DiffReader(statOnly ? offset : 0, statOnly ? 0 : offset, statOnly);
   /** git's arguments for this comparison, with `unified` lines of context. */
-  const diffArgs = (unified: number, numstat: boolean) => [
-    "diff",
-    "--no-ext-diff",
-    "--no-textconv",
-    "--no-color",
-    "--no-renames",
-    "--no-relative",
-    "--ignore-submodules=all",
-    "--src-prefix=a/",
-    "--dst-prefix=b/",
-    `--unified=${unified}`,
-    ...(numstat ? ["--numstat", "-z"] : []),
-    ...(statOnly ? [] : ["--patch"]),
-    ...(comparison.cached ? ["--cached"] : []),
-    "--end-of-options",
-    ...comparison.commits,
-    "--",
-    ...pathspecs,
-  ];
+  const diffArgs = (unified: number, numstat: boolean) =>
+    comparisonArgs(comparison, [
+      `--unified=${unified}`,
+      ...(numstat ? ["--numstat", "-z"] : []),
+      ...(statOnly ? [] : ["--patch"]),
+    ], pathspecs);
   const run = await repo.run(diffArgs(context, true), reader, overrides, explicit);
   const atDeadline = run.killed === "deadline";
   if (
@@ -406,6 +393,35 @@ async function gitDiff(args: GitDiffArgs, ctx: ToolContext): Promise<RawToolResu
 /** Context lines enough to show every file whole. */
 const FULL_CONTEXT = 100_000_000;
 
+/**
+ * `git diff` for `comparison` in the output `format` given, limited to
+ * `pathspecs`: the one place its safety options (no external diff, no
+ * textconv, no renames, submodules ignored) are written.
+ */
+function comparisonArgs(
+  comparison: Comparison,
+  format: readonly string[],
+  pathspecs: readonly string[],
+): string[] {
+  return [
+    "diff",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--no-color",
+    "--no-renames",
+    "--no-relative",
+    "--ignore-submodules=all",
+    "--src-prefix=a/",
+    "--dst-prefix=b/",
+    ...format,
+    ...(comparison.cached ? ["--cached"] : []),
+    "--end-of-options",
+    ...comparison.commits,
+    "--",
+    ...pathspecs,
+  ];
+}
+
 /** Most bytes of changed names listed before a diff; past it the call asks for a path. */
 const CHANGED_NAMES_CAP_BYTES = 4 * 1024 * 1024;
 
@@ -422,21 +438,7 @@ async function deniedChangedPaths(
 ): Promise<string[]> {
   const out = new CappedOutput(CHANGED_NAMES_CAP_BYTES, 0);
   const run = await repo.run(
-    [
-      "diff",
-      "--no-ext-diff",
-      "--no-textconv",
-      "--no-renames",
-      "--no-relative",
-      "--ignore-submodules=all",
-      "--name-only",
-      "-z",
-      ...(comparison.cached ? ["--cached"] : []),
-      "--end-of-options",
-      ...comparison.commits,
-      "--",
-      ...(pathspec !== undefined ? [pathspec] : []),
-    ],
+    comparisonArgs(comparison, ["--name-only", "-z"], pathspec !== undefined ? [pathspec] : []),
     out,
     overrides,
   );

@@ -38,9 +38,15 @@ interface CharClass {
 }
 
 /** A `follows` step made ready: a run of a class, or a literal. */
-type Step =
-  | { readonly run: CharClass; readonly min: number; readonly max: number }
-  | { readonly literal: string };
+interface Step {
+  /** The literal, or "" for a run (one shape for both: the check runs on every candidate). */
+  readonly literal: string;
+  readonly run: CharClass;
+  readonly min: number;
+  readonly max: number;
+}
+
+const NO_CLASS: CharClass = { ascii: new Uint8Array(128), re: /(?!)/ };
 
 /** A rule made ready to run. */
 interface Prepared {
@@ -84,13 +90,13 @@ function inClass(cls: CharClass, c: number): boolean {
 function prepareSteps(rule: PatternRule, steps: readonly FollowStep[]): Step[] {
   const out: Step[] = steps.map((step) =>
     "literal" in step
-      ? { literal: step.literal }
-      : { run: charClass(step.chars), min: step.min, max: step.max ?? Infinity }
+      ? { literal: step.literal, run: NO_CLASS, min: 0, max: 0 }
+      : { literal: "", run: charClass(step.chars), min: step.min, max: step.max ?? Infinity }
   );
   for (let i = 0; i + 1 < out.length; i++) {
     const a = out[i], b = out[i + 1];
-    if (!("run" in a)) continue;
-    const clash = "literal" in b
+    if (a.literal !== "") continue;
+    const clash = b.literal !== ""
       ? inClass(a.run, b.literal.charCodeAt(0))
       : a.run.ascii.some((v, c) => v === 1 && b.run.ascii[c] === 1);
     if (clash) throw new Error(`${rule.id}: follows step ${i + 1} overlaps the next one`);
@@ -259,13 +265,19 @@ function follows(text: string, at: number, steps: readonly Step[]): boolean {
   const last = steps.length - 1;
   for (let s = 0; s <= last; s++) {
     const step = steps[s];
-    if ("literal" in step) {
-      if (!text.startsWith(step.literal, p)) return false;
-      p += step.literal.length;
+    const literal = step.literal;
+    if (literal !== "") {
+      const n = literal.length;
+      if (p + n > text.length) return false;
+      for (let i = 0; i < n; i++) {
+        if (text.charCodeAt(p + i) !== literal.charCodeAt(i)) return false;
+      }
+      p += n;
       continue;
     }
-    const stop = Math.min(text.length, p + (s === last ? step.min : step.max));
-    const { ascii } = step.run;
+    let stop = p + (s === last ? step.min : step.max);
+    if (stop > text.length) stop = text.length;
+    const ascii = step.run.ascii;
     let q = p;
     for (; q < stop; q++) {
       const c = text.charCodeAt(q);
@@ -388,13 +400,13 @@ function findBlocks(rule: BlockRule, text: string, claim: Claim): void {
   for (;;) {
     const k = text.indexOf(keyword, pos);
     if (k < 0) return;
+    // Sticky `test` leaves `lastIndex` at the match's end: no match array per block.
     rule.begin.lastIndex = k;
-    const head = rule.begin.exec(text);
-    if (!head) {
+    if (!rule.begin.test(text)) {
       pos = k + 1;
       continue;
     }
-    let p = k + head[0].length;
+    let p = rule.begin.lastIndex;
     let end = p;
     let sawBody = false;
     let inIndent = false;
@@ -404,9 +416,8 @@ function findBlocks(rule: BlockRule, text: string, claim: Claim): void {
       const atLineStart = text.charCodeAt(p - 1) === 0x0a;
       if (atLineStart && !sawBody) {
         HEADER_LINE.lastIndex = p;
-        const header = HEADER_LINE.exec(text);
-        if (header) {
-          p += header[0].length;
+        if (HEADER_LINE.test(text)) {
+          p = HEADER_LINE.lastIndex;
           end = p;
           continue;
         }
@@ -425,8 +436,7 @@ function findBlocks(rule: BlockRule, text: string, claim: Claim): void {
       } else {
         if (c === 0x2d && text.startsWith(rule.endKeyword, p)) {
           rule.end.lastIndex = p;
-          const tail = rule.end.exec(text);
-          if (tail) end = p + tail[0].length;
+          if (rule.end.test(text)) end = rule.end.lastIndex;
         }
         break;
       }

@@ -14,10 +14,10 @@ import type { RawOk, TextPart, WithheldSecret } from "../contract/result.ts";
 
 export type { RedactionAudit };
 
-/** What redacting one string gave: the text, and the rules of what it replaced. */
+/** What redacting one string gave: the text, and how many secrets of each rule it replaced. */
 interface Redacted {
   readonly text: string;
-  readonly rules: readonly string[];
+  readonly counts: readonly (readonly [string, number])[];
 }
 
 /**
@@ -36,10 +36,10 @@ export class RedactionMemo {
   redact(text: string): Redacted {
     const known = this.#seen.get(text);
     if (known) return known;
-    const spans = findSecrets(text);
+    const counts: RuleCounts = new Map();
     const done: Redacted = {
-      text: replaceSpans(text, spans),
-      rules: spans.map((s) => s.rule),
+      text: replaceSpans(text, findSecrets(text), counts),
+      counts: [...counts],
     };
     if (text.length < LONG_STRING) this.#seen.set(text, done);
     else {
@@ -69,8 +69,8 @@ export class Redactor {
 
   /** Returns `text` with every secret replaced, counting each. */
   redact(text: string): string {
-    const { text: out, rules } = this.#memo.redact(text);
-    for (const rule of rules) this.counts.set(rule, (this.counts.get(rule) ?? 0) + 1);
+    const { text: out, counts } = this.#memo.redact(text);
+    for (const [rule, n] of counts) this.counts.set(rule, (this.counts.get(rule) ?? 0) + n);
     return out;
   }
 

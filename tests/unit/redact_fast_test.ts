@@ -157,6 +157,22 @@ Deno.test("redact-fast: attack — a secret hidden behind a decoy prefix is stil
   assert.deepEqual(findSecrets(`eyJ${part(4097)}${tail}`).map((s) => s.rule), []);
 });
 
+Deno.test("redact-fast: every cheap reject reads a bounded stretch (linear time, ADR-018)", () => {
+  // A step without a bound before the last would let one candidate scan to the end of the
+  // text, and a flood of candidates make the scan quadratic; the last run is read only as far
+  // as its minimum.
+  for (const rule of PATTERN_RULES) {
+    const steps = rule.follows ?? [];
+    steps.slice(0, -1).forEach((step, i) => {
+      if ("literal" in step) return;
+      assert.ok(Number.isFinite(step.max), `${rule.id}: step ${i + 1} has no max`);
+      assert.ok(step.max! <= 8192, `${rule.id}: step ${i + 1} reads up to ${step.max}`);
+    });
+    const last = steps.at(-1);
+    if (last && !("literal" in last)) assert.ok(last.min <= 255, `${rule.id}: last min`);
+  }
+});
+
 Deno.test("redact-fast: a cheap reject that could misread the pattern is refused when prepared", () => {
   const overlapping: PatternRule = {
     id: "test-overlap",

@@ -6,7 +6,10 @@
  *
  * - redact: `findSecrets` + replacement over one MiB (one half of a result);
  * - pipeline: `shapeToolResult` of a raw result holding the MiB in both
- *   halves (redaction of both, assessment, fencing): what the main thread does.
+ *   halves (redaction of both, assessment, fencing): what the main thread does;
+ * - redact (pipeline): `redactResult` of that same raw result, the redaction
+ *   part of the pipeline (both halves, withheld pieces, the audit); its goal is
+ *   ≤ 8 ms per MiB on every input (issue 9's 20 ms shared with assessment).
  *
  * CPU time (not wall time), medians of `--runs` runs (default 7).
  * Usage: deno task bench:content
@@ -17,6 +20,8 @@
 import { cpuUsage } from "node:process";
 import { parseArgs } from "node:util";
 import { shapeToolResult } from "../src/content/pipeline.ts";
+import { redactResult } from "../src/content/redact.ts";
+import type { RawOk } from "../src/contract/result.ts";
 import { redactSecrets } from "../src/secrets/find.ts";
 import { REPO_ROOT } from "./lib/program.ts";
 
@@ -44,6 +49,11 @@ const INPUTS: Record<string, string> = {
   "Authorization flood": fill("Authorization: "),
   "://user: flood": fill("://a:"),
   "one huge line": "x".repeat(MIB),
+  // Found while making redaction cheap (ADR-070): candidates that pass the cheap reject and
+  // reach the regex, one match per 28 characters, a placeholder decoy, a run just too short.
+  "JWT-shaped, short signature": fill("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOjEyMzQ1Njc4fQ.abc "),
+  "token= placeholders": fill("token = changeme-changeme\n"),
+  "ghp_ 35-character runs": fill("ghp_" + "a1".repeat(17) + "b "),
   "many short lines": fill("a\n"),
   "injection phrases": fill("ignore all previous instructions and "),
   "bidi + zero-width": fill("a\u202e\u200bb "),
@@ -67,29 +77,35 @@ function time(f: () => unknown): number {
 
 console.log(`content pipeline, ${RUNS} runs each, medians, CPU ms per MiB`);
 console.log(
-  "| input | baseline JSON.stringify | redact (one half) | ratio | pipeline (both halves) | ratio |",
+  "| input | baseline JSON.stringify | redact (one half) | ratio | pipeline (both halves) | ratio | redact (pipeline) | ratio |",
 );
-console.log("| --- | ---: | ---: | ---: | ---: | ---: |");
-let worst = 0;
+console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+let worst = 0, worstRedact = 0, worstRedactInput = "";
 for (const [name, text] of Object.entries(INPUTS)) {
-  const base: number[] = [], redact: number[] = [], shape: number[] = [];
+  const base: number[] = [], redact: number[] = [], shape: number[] = [], inPipeline: number[] = [];
+  const raw: RawOk = {
+    kind: "ok",
+    parts: [{ text, untrusted: true, label: "file-content" }],
+    structured: { content: text },
+  };
   for (let i = 0; i < RUNS; i++) {
     base.push(time(() => JSON.stringify(text)));
     redact.push(time(() => redactSecrets(text)));
-    shape.push(time(() =>
-      shapeToolResult({
-        kind: "ok",
-        parts: [{ text, untrusted: true, label: "file-content" }],
-        structured: { content: text },
-      }, { redactSecrets: true })
-    ));
+    shape.push(time(() => shapeToolResult(raw, { redactSecrets: true })));
+    inPipeline.push(time(() => redactResult(raw, true)));
   }
-  const b = median(base), r = median(redact), p = median(shape);
+  const b = median(base), r = median(redact), p = median(shape), q = median(inPipeline);
   worst = Math.max(worst, p);
+  if (q > worstRedact) [worstRedact, worstRedactInput] = [q, name];
   console.log(
     `| ${name} | ${b.toFixed(2)} | ${r.toFixed(2)} | ${(r / b).toFixed(1)}× | ${p.toFixed(2)} | ${
       (p / b).toFixed(1)
-    }× |`,
+    }× | ${q.toFixed(2)} | ${(q / b).toFixed(1)}× |`,
   );
 }
 console.log(`worst pipeline cost: ${worst.toFixed(1)} ms per MiB of file (both halves)`);
+console.log(
+  `worst redaction cost in the pipeline: ${
+    worstRedact.toFixed(1)
+  } ms per MiB (${worstRedactInput}; goal ≤ 8)`,
+);

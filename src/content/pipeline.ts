@@ -15,7 +15,7 @@ import { REFUSAL_META_KEY } from "../contract/envelope.ts";
 import type { RawToolResult } from "../contract/result.ts";
 import { assessContent } from "./assess.ts";
 import { fenceUntrusted, nonceAbsentFrom } from "./fence.ts";
-import { applyWithheld, mergeCounts, Redactor } from "./redact.ts";
+import { Redactor, redactResult } from "./redact.ts";
 
 /** Options fixed at start. */
 export interface PipelineOptions {
@@ -48,34 +48,15 @@ export function shapeToolResult(
       _meta: { [REFUSAL_META_KEY]: { error: raw.error, remedy: raw.remedy } },
     };
   }
-  // The text and structured halves are two renderings of the same result: each is redacted
-  // on its own, and the audit takes the larger count per rule, so a secret shown in both
-  // halves is reported once. Secrets the tool found in the whole source (a range cut through
-  // a PEM block, a hit's context, a diff hunk) are withheld first, where the tool says they
-  // lie and nowhere else, each counted once (ADR-060).
-  const textRedactor = options.redactSecrets ? new Redactor() : undefined;
-  const structuredRedactor = options.redactSecrets ? new Redactor() : undefined;
-  const withheld = options.redactSecrets ? raw.withheld ?? [] : [];
-  const applied = applyWithheld(raw.parts, raw.structured, withheld);
+  // Redaction of both halves, decided once for a string they share (ADR-071), with the secrets
+  // the tool found in the whole source withheld where it says they lie (ADR-060).
+  const { texts: cleaned, structured, redaction } = redactResult(raw, options.redactSecrets);
   // Assessed on the raw text (before redaction), so a secret cannot hide an instruction; its
   // excerpts are redacted below like every other string of the result.
   const assessment = assessContent(raw.parts.filter((part) => part.untrusted));
-  const cleaned = raw.parts.map((part, i) =>
-    part.untrusted && textRedactor ? textRedactor.redact(applied.texts[i]) : part.text
-  );
   const nonce = nonceAbsentFrom(cleaned.filter((_, i) => raw.parts[i].untrusted));
   const texts = raw.parts.map((part, i) =>
     part.untrusted ? fenceUntrusted(cleaned[i], nonce, part.label) : part.text
-  );
-  const structured = structuredRedactor
-    ? structuredRedactor.redactDeep(applied.structured)
-    : raw.structured;
-  const withheldCounts = new Map<string, number>();
-  for (const w of withheld) withheldCounts.set(w.rule, (withheldCounts.get(w.rule) ?? 0) + 1);
-  const redaction = mergeCounts(
-    textRedactor?.counts ?? new Map(),
-    structuredRedactor?.counts ?? new Map(),
-    withheldCounts,
   );
   if (redaction.applied) {
     texts.push(

@@ -7,20 +7,71 @@
  * @module
  */
 
-import { redactSecrets, type RuleCounts } from "../secrets/find.ts";
+import { findSecrets, replaceSpans, type RuleCounts } from "../secrets/find.ts";
 import { secretMarker } from "../secrets/cut.ts";
 import type { RedactionAudit } from "../contract/envelope.ts";
-import type { TextPart, WithheldSecret } from "../contract/result.ts";
+import type { RawOk, TextPart, WithheldSecret } from "../contract/result.ts";
 
 export type { RedactionAudit };
+
+/** What redacting one string gave: the text, and how many secrets of each rule it replaced. */
+interface Redacted {
+  readonly text: string;
+  readonly counts: readonly (readonly [string, number])[];
+}
+
+/**
+ * Strings already redacted during one response, shared by the redactors of its two halves:
+ * the text and structured halves are two renderings of the same result and often hold the
+ * same strings (a file's text in a part and in `content`), which are then searched once
+ * (ADR-071). Each half still counts what it shows, so the audit is unchanged. Strings longer
+ * than V8 hashes by content are hashed by length alone: at most a few per length are kept, so
+ * a result of many equal-length strings cannot make the lookups quadratic.
+ */
+export class RedactionMemo {
+  readonly #seen = new Map<string, Redacted>();
+  readonly #longByLength = new Map<number, number>();
+
+  /** `text` redacted, from the memo when it was seen before. */
+  redact(text: string): Redacted {
+    const known = this.#seen.get(text);
+    if (known) return known;
+    const counts: RuleCounts = new Map();
+    const done: Redacted = {
+      text: replaceSpans(text, findSecrets(text), counts),
+      counts: [...counts],
+    };
+    if (text.length < LONG_STRING) this.#seen.set(text, done);
+    else {
+      const same = this.#longByLength.get(text.length) ?? 0;
+      if (same < MAX_LONG_PER_LENGTH) {
+        this.#longByLength.set(text.length, same + 1);
+        this.#seen.set(text, done);
+      }
+    }
+    return done;
+  }
+}
+
+/** V8 hashes strings at least this long by their length only (`String::kMaxHashCalcLength`). */
+const LONG_STRING = 16_384;
+const MAX_LONG_PER_LENGTH = 4;
 
 /** Accumulates redactions across the strings of one half of one response. */
 export class Redactor {
   readonly counts: RuleCounts = new Map();
+  readonly #memo: RedactionMemo;
+
+  /** `memo`: shared with the redactor of the other half of the same response. */
+  constructor(memo: RedactionMemo = new RedactionMemo()) {
+    this.#memo = memo;
+  }
 
   /** Returns `text` with every secret replaced, counting each. */
   redact(text: string): string {
-    return redactSecrets(text, this.counts);
+    const { text: out, counts } = this.#memo.redact(text);
+    for (const [rule, n] of counts) this.counts.set(rule, (this.counts.get(rule) ?? 0) + n);
+    return out;
   }
 
   /** Applies {@linkcode redact} to every string inside a JSON-like value. */
@@ -34,6 +85,44 @@ export class Redactor {
     }
     return value;
   }
+}
+
+/** A successful result's two halves once redacted, with the audit. */
+export interface RedactedResult {
+  /** The parts' texts (untrusted parts withheld from and redacted; others as they were). */
+  readonly texts: string[];
+  readonly structured: Record<string, unknown>;
+  readonly redaction: RedactionAudit;
+}
+
+/**
+ * Everything redaction does to a successful result: the secrets the tool found in the whole
+ * source are withheld where it says they lie (ADR-060), then the untrusted parts' texts and
+ * every string of the structured half are redacted, the two halves sharing one memo, and the
+ * audit takes the larger count per rule (a secret shown in both halves is one secret) plus each
+ * withheld secret once. With redaction off, the result is returned as it came.
+ */
+export function redactResult(raw: RawOk, redactSecrets: boolean): RedactedResult {
+  if (!redactSecrets) {
+    return {
+      texts: raw.parts.map((part) => part.text),
+      structured: raw.structured,
+      redaction: mergeCounts(new Map(), new Map()),
+    };
+  }
+  const memo = new RedactionMemo();
+  const textRedactor = new Redactor(memo);
+  const structuredRedactor = new Redactor(memo);
+  const withheld = raw.withheld ?? [];
+  const applied = applyWithheld(raw.parts, raw.structured, withheld);
+  const texts = raw.parts.map((part, i) =>
+    part.untrusted ? textRedactor.redact(applied.texts[i]) : part.text
+  );
+  const structured = structuredRedactor.redactDeep(applied.structured);
+  const withheldCounts = new Map<string, number>();
+  for (const w of withheld) withheldCounts.set(w.rule, (withheldCounts.get(w.rule) ?? 0) + 1);
+  const redaction = mergeCounts(textRedactor.counts, structuredRedactor.counts, withheldCounts);
+  return { texts, structured, redaction };
 }
 
 /**

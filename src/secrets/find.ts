@@ -1,9 +1,11 @@
 /**
- * Finding secrets in linear time: one pass per case (over the text, and
- * over a lowercased copy) finds which rules' keywords occur at all and
- * where first; each of those rules' sticky pattern is then tried once at
- * each occurrence of one of its keywords (never at an occurrence inside a run of
- * the token's own characters, see `notAfter`); after a match the search
+ * Finding secrets in linear time: one pass per case (an alternation over
+ * the text, and a case-insensitive one over the same text) finds which
+ * rules' keywords occur at all and where first; each of those rules then
+ * looks at each occurrence of one of its keywords (never at an occurrence
+ * inside a run of the token's own characters, see `notAfter`), rejects it
+ * cheaply when what follows cannot be the token (`follows`, ADR-070), and
+ * tries its sticky pattern only where it can; after a match the search
  * resumes past it. Block rules (PEM keys) follow the body once and resume
  * after it. Overlaps go to the earlier rule. The cost is O(length × rules),
  * checked on hostile input by `scripts/bench_content.ts`.
@@ -14,6 +16,7 @@
 import { SECRET_RULES } from "./catalogue.ts";
 import {
   type BlockRule,
+  type FollowStep,
   isBlockRule,
   isPlaceholder,
   type PatternRule,
@@ -28,15 +31,39 @@ export interface SecretSpan {
   readonly rule: string;
 }
 
-/** A rule made ready to run: the pattern sticky, `notAfter` as a lookup table. */
-interface Prepared {
+/** A class of characters as a lookup table for ASCII, and the class itself for the rest. */
+interface CharClass {
+  readonly ascii: Uint8Array;
   readonly re: RegExp;
-  /** The keywords as one global alternation (lowercase when the rule ignores case). */
-  readonly keywords: RegExp;
+}
+
+/** A `follows` step made ready: a run of a class, or a literal. */
+interface Step {
+  /** The literal, or "" for a run (one shape for both: the check runs on every candidate). */
+  readonly literal: string;
+  readonly run: CharClass;
+  readonly min: number;
+  readonly max: number;
+}
+
+const NO_CLASS: CharClass = { ascii: new Uint8Array(128), re: /(?!)/ };
+
+/** A rule made ready to run. */
+interface Prepared {
+  /** The pattern, sticky. */
+  readonly re: RegExp;
+  /** Whether the pattern names a `secret` group (if not, `test` and `lastIndex` suffice). */
+  readonly grouped: boolean;
+  /** The keywords as searched (lowercase when the rule ignores case). */
+  readonly keywords: readonly string[];
+  /** For a rule that ignores case, each keyword as a global case-insensitive pattern. */
+  readonly folded?: readonly RegExp[];
   /** ASCII characters that may not precede a match (and so continue a run to skip). */
   readonly notAfter?: Uint8Array;
   /** ASCII characters that may not follow a match. */
   readonly notBefore?: Uint8Array;
+  /** The cheap reject tried before the pattern. */
+  readonly follows?: readonly Step[];
 }
 
 function asciiTable(re: RegExp | undefined): Uint8Array | undefined {
@@ -46,6 +73,37 @@ function asciiTable(re: RegExp | undefined): Uint8Array | undefined {
   return table;
 }
 
+function charClass(re: RegExp): CharClass {
+  const flags = re.flags.replace(/[gy]/g, "");
+  const single = new RegExp(`^(?:${re.source})$`, flags);
+  return { ascii: asciiTable(single)!, re: single };
+}
+
+function inClass(cls: CharClass, c: number): boolean {
+  return c < 128 ? cls.ascii[c] === 1 : cls.re.test(String.fromCharCode(c));
+}
+
+/**
+ * The steps made ready, checked to have one greedy reading: a literal may not start with a
+ * character of the run before it, and two runs in a row may not share a character.
+ */
+function prepareSteps(rule: PatternRule, steps: readonly FollowStep[]): Step[] {
+  const out: Step[] = steps.map((step) =>
+    "literal" in step
+      ? { literal: step.literal, run: NO_CLASS, min: 0, max: 0 }
+      : { literal: "", run: charClass(step.chars), min: step.min, max: step.max ?? Infinity }
+  );
+  for (let i = 0; i + 1 < out.length; i++) {
+    const a = out[i], b = out[i + 1];
+    if (a.literal !== "") continue;
+    const clash = b.literal !== ""
+      ? inClass(a.run, b.literal.charCodeAt(0))
+      : a.run.ascii.some((v, c) => v === 1 && b.run.ascii[c] === 1);
+    if (clash) throw new Error(`${rule.id}: follows step ${i + 1} overlaps the next one`);
+  }
+  return out;
+}
+
 const PREPARED = new WeakMap<PatternRule, Prepared>();
 
 function prepared(rule: PatternRule): Prepared {
@@ -53,21 +111,24 @@ function prepared(rule: PatternRule): Prepared {
   if (!ready) {
     const flags = new Set([...rule.pattern.flags, "y"]);
     flags.delete("g");
-    let notAfter: Uint8Array | undefined;
-    if (rule.notAfter) {
-      notAfter = new Uint8Array(128);
-      for (let c = 0; c < 128; c++) {
-        notAfter[c] = rule.notAfter.test(String.fromCharCode(c)) ? 1 : 0;
+    const keywords = rule.keywords.map((k) => rule.ignoreCase ? k.toLowerCase() : k);
+    if (rule.follows) {
+      for (const a of keywords) {
+        for (const b of keywords) {
+          if (a !== b && b.startsWith(a)) {
+            throw new Error(`${rule.id}: with follows, no keyword may start another`);
+          }
+        }
       }
     }
     ready = {
       re: new RegExp(rule.pattern.source, [...flags].join("")),
-      keywords: new RegExp(
-        rule.keywords.map((k) => escapeLiteral(rule.ignoreCase ? k.toLowerCase() : k)).join("|"),
-        "g",
-      ),
+      grouped: rule.pattern.source.includes("(?<secret>"),
+      keywords,
+      folded: rule.ignoreCase ? keywords.map((k) => new RegExp(escapeLiteral(k), "gi")) : undefined,
       notAfter: asciiTable(rule.notAfter),
       notBefore: asciiTable(rule.notBefore),
+      follows: rule.follows ? prepareSteps(rule, rule.follows) : undefined,
     };
     PREPARED.set(rule, ready);
   }
@@ -78,36 +139,48 @@ function escapeLiteral(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\\/]/g, "\\$&");
 }
 
-/** An ASCII-lowercased copy of the same length (so indices map one to one). */
-function lowerCopy(text: string): string {
-  const lower = text.toLowerCase();
-  return lower.length === text.length ? lower : text.replace(/[A-Z]+/g, (s) => s.toLowerCase());
+/** Whether `keyword` (lowercase) occurs at `at` in `text`, ignoring ASCII case. */
+function startsWithFolded(text: string, keyword: string, at: number): boolean {
+  if (at + keyword.length > text.length) return false;
+  for (let i = 0; i < keyword.length; i++) {
+    let c = text.charCodeAt(at + i);
+    if (c >= 0x41 && c <= 0x5a) c |= 0x20;
+    if (c !== keyword.charCodeAt(i)) return false;
+  }
+  return true;
 }
 
 /**
- * Where each rule's keywords first occur, found in one pass over the text and one over its
- * lowercased copy for all rules together, instead of one pass per rule: on ordinary code most
- * rules' keywords never occur, and their scans were nearly all of redaction's cost. The pass
- * is one alternation of the keywords not seen yet; at each hit every keyword starting there is
- * noted (so `sk-` and `sk-ant-` at one offset are both seen) and dropped from the alternation,
- * which is rebuilt and resumed one character on, so the text is read once whatever a flood
- * repeats. A rule is then scanned from its first keyword, as before.
+ * Where each rule's keywords first occur, found in one pass over the text per case for all
+ * rules together, instead of one pass per rule: on ordinary code most rules' keywords never
+ * occur, and their scans were nearly all of redaction's cost. The pass is one alternation of
+ * the keywords not seen yet (`i` for the rules that ignore case: the text is not lowercased,
+ * ADR-070); at each hit every keyword starting there is noted (so `sk-` and `sk-ant-` at one
+ * offset are both seen) and dropped from the alternation, which is rebuilt and resumed one
+ * character on, so the text is read once whatever a flood repeats. A rule is then scanned from
+ * its first keyword, as before.
  */
 function firstHits(
-  hay: string,
+  text: string,
   keywords: ReadonlyMap<string, readonly number[]>,
+  folded: boolean,
   first: number[],
+  at: Map<string, number>,
 ): void {
   const left = new Map(keywords);
   let pos = 0;
   while (left.size > 0) {
-    const re = alternationOf([...left.keys()]);
+    const re = alternationOf([...left.keys()], folded);
     re.lastIndex = pos;
-    const m = re.exec(hay);
+    const m = re.exec(text);
     if (!m) return;
     for (const [keyword, rules] of left) {
-      if (!hay.startsWith(keyword, m.index)) continue;
+      const here = folded
+        ? startsWithFolded(text, keyword, m.index)
+        : text.startsWith(keyword, m.index);
+      if (!here) continue;
       for (const rule of rules) first[rule] = Math.min(first[rule], m.index);
+      at.set(keyword, m.index);
       left.delete(keyword);
     }
     pos = m.index + 1;
@@ -117,12 +190,12 @@ function firstHits(
 /** Alternations of keyword sets, compiled once each (the sets a text's hits leave are few). */
 const ALTERNATIONS = new Map<string, RegExp>();
 
-function alternationOf(keywords: readonly string[]): RegExp {
-  const key = keywords.join("\0");
+function alternationOf(keywords: readonly string[], folded: boolean): RegExp {
+  const key = (folded ? "i" : "") + "\0" + keywords.join("\0");
   let re = ALTERNATIONS.get(key);
   if (!re) {
     if (ALTERNATIONS.size >= 512) ALTERNATIONS.clear();
-    re = new RegExp(keywords.map(escapeLiteral).join("|"), "g");
+    re = new RegExp(keywords.map(escapeLiteral).join("|"), folded ? "gi" : "g");
     ALTERNATIONS.set(key, re);
   }
   return re;
@@ -157,25 +230,24 @@ export function findSecrets(
 ): SecretSpan[] {
   const found: SecretSpan[] = [];
   let occupied: Uint8Array | undefined;
-  let lower: string | undefined;
   const keywords = keywordsOf(rules);
   const first = rules.map(() => Infinity);
-  firstHits(text, keywords.exact, first);
-  if (keywords.folded.size > 0) {
-    lower = lowerCopy(text);
-    firstHits(lower, keywords.folded, first);
-  }
+  const exactAt = new Map<string, number>(), foldedAt = new Map<string, number>();
+  firstHits(text, keywords.exact, false, first, exactAt);
+  if (keywords.folded.size > 0) firstHits(text, keywords.folded, true, first, foldedAt);
   const claim = (start: number, end: number, rule: string) => {
     if (end <= start) return;
     occupied ??= new Uint8Array(text.length);
     for (let i = start; i < end; i++) if (occupied[i]) return;
-    occupied.fill(1, start, end);
+    if (end - start > 64) occupied.fill(1, start, end);
+    else for (let i = start; i < end; i++) occupied[i] = 1; // a builtin call costs more
+
     found.push({ start, end, rule });
   };
   rules.forEach((rule, i) => {
     if (isBlockRule(rule)) findBlocks(rule, text, claim);
     else if (first[i] !== Infinity) {
-      findPattern(rule, text, rule.ignoreCase ? lower! : text, first[i], claim);
+      findPattern(rule, text, rule.ignoreCase ? foldedAt : exactAt, claim);
     }
   });
   return found.sort((a, b) => a.start - b.start);
@@ -185,22 +257,86 @@ function continuesRun(table: Uint8Array, c: number): boolean {
   return c < 128 && table[c] === 1;
 }
 
+/**
+ * Whether the text from `at` (right after a keyword) reads as the steps do: each run greedy,
+ * within its bounds, the last one only as far as its minimum. False means the pattern cannot
+ * match at this keyword.
+ */
+function follows(text: string, at: number, steps: readonly Step[]): boolean {
+  let p = at;
+  const last = steps.length - 1;
+  for (let s = 0; s <= last; s++) {
+    const step = steps[s];
+    const literal = step.literal;
+    if (literal !== "") {
+      const n = literal.length;
+      if (p + n > text.length) return false;
+      for (let i = 0; i < n; i++) {
+        if (text.charCodeAt(p + i) !== literal.charCodeAt(i)) return false;
+      }
+      p += n;
+      continue;
+    }
+    let stop = p + (s === last ? step.min : step.max);
+    if (stop > text.length) stop = text.length;
+    const ascii = step.run.ascii;
+    let q = p;
+    for (; q < stop; q++) {
+      const c = text.charCodeAt(q);
+      if (c < 128 ? ascii[c] === 0 : !step.run.re.test(String.fromCharCode(c))) break;
+    }
+    if (q - p < step.min) return false;
+    p = q;
+  }
+  return true;
+}
+
+/**
+ * Whether `rule`'s cheap reject lets the text from `at` (right after one of its keywords) reach
+ * the pattern; true for a rule without one. For tests, which check it against the pattern.
+ */
+export function passesFollows(rule: PatternRule, text: string, at: number): boolean {
+  const steps = prepared(rule).follows;
+  return !steps || follows(text, at, steps);
+}
+
 type Claim = (start: number, end: number, rule: string) => void;
+
+/** How many values one rule's scan remembers the verdict of. */
+const MAX_VERDICTS = 256;
 
 function findPattern(
   rule: PatternRule,
   text: string,
-  hay: string,
-  from: number,
+  firstAt: ReadonlyMap<string, number>,
   claim: Claim,
 ): void {
-  const { re, keywords, notAfter, notBefore } = prepared(rule);
-  let pos = from;
+  const ready = prepared(rule);
+  const { re, keywords, folded, notAfter, notBefore, follows: steps } = ready;
+  // The next occurrence of each keyword (-1: none left), found by `indexOf` (or its own
+  // case-insensitive pattern) only once the scan has passed the last one: a flood of one keyword
+  // costs one short search per occurrence, and the keywords the text never holds cost nothing.
+  const next = keywords.map((k) => firstAt.get(k) ?? -1);
+  const verdicts = new Map<string, boolean>();
+  let pos = 0;
   for (;;) {
-    keywords.lastIndex = pos;
-    const hit = keywords.exec(hay);
-    if (!hit) return;
-    const k = hit.index;
+    let k = -1, length = 0;
+    for (let j = 0; j < next.length; j++) {
+      let at = next[j];
+      if (at >= 0 && at < pos) {
+        if (folded) {
+          const search = folded[j];
+          search.lastIndex = pos;
+          at = search.test(text) ? search.lastIndex - keywords[j].length : -1;
+        } else at = text.indexOf(keywords[j], pos);
+        next[j] = at;
+      }
+      if (at >= 0 && (k < 0 || at < k)) {
+        k = at;
+        length = keywords[j].length;
+      }
+    }
+    if (k < 0) return;
     if (notAfter && k > 0 && continuesRun(notAfter, text.charCodeAt(k - 1))) {
       // Inside a run of the token's own characters: no match can start anywhere in this
       // run, so skip to its end (each run is scanned once, whatever a flood holds).
@@ -209,21 +345,41 @@ function findPattern(
       pos = p;
       continue;
     }
-    re.lastIndex = k;
-    const m = re.exec(text);
-    if (!m) {
+    if (steps && !follows(text, k + length, steps)) {
       pos = k + 1;
       continue;
     }
-    pos = k + Math.max(1, m[0].length);
-    if (notBefore && continuesRun(notBefore, text.charCodeAt(k + m[0].length))) continue;
-    const secret = m.groups?.secret ?? m[0];
-    const start = k + (m.groups?.secret === undefined ? 0 : m[0].lastIndexOf(secret));
-    const end = start + secret.length;
-    if (isPlaceholder(secret)) continue;
-    if (rule.minEntropy !== undefined && shannonEntropy(secret) < rule.minEntropy) continue;
-    if (rule.accept && !rule.accept(secret)) continue;
-    claim(start, end, rule.id);
+    re.lastIndex = k;
+    let matched: number, secret: string, start: number;
+    if (ready.grouped) {
+      const m = re.exec(text);
+      if (!m) {
+        pos = k + 1;
+        continue;
+      }
+      matched = m[0].length;
+      secret = m.groups?.secret ?? m[0];
+      start = k + (m.groups?.secret === undefined ? 0 : m[0].lastIndexOf(secret));
+    } else {
+      if (!re.test(text)) {
+        pos = k + 1;
+        continue;
+      }
+      matched = re.lastIndex - k;
+      secret = text.slice(k, k + matched);
+      start = k;
+    }
+    pos = k + Math.max(1, matched);
+    if (notBefore && continuesRun(notBefore, text.charCodeAt(k + matched))) continue;
+    // A value a flood repeats is judged once (entropy, placeholder, the rule's own check).
+    let verdict = verdicts.get(secret);
+    if (verdict === undefined) {
+      verdict = !(rule.minEntropy !== undefined && shannonEntropy(secret) < rule.minEntropy) &&
+        !isPlaceholder(secret) && !(rule.accept && !rule.accept(secret));
+      if (verdicts.size >= MAX_VERDICTS) verdicts.clear();
+      verdicts.set(secret, verdict);
+    }
+    if (verdict) claim(start, start + secret.length, rule.id);
   }
 }
 
@@ -246,13 +402,13 @@ function findBlocks(rule: BlockRule, text: string, claim: Claim): void {
   for (;;) {
     const k = text.indexOf(keyword, pos);
     if (k < 0) return;
+    // Sticky `test` leaves `lastIndex` at the match's end: no match array per block.
     rule.begin.lastIndex = k;
-    const head = rule.begin.exec(text);
-    if (!head) {
+    if (!rule.begin.test(text)) {
       pos = k + 1;
       continue;
     }
-    let p = k + head[0].length;
+    let p = rule.begin.lastIndex;
     let end = p;
     let sawBody = false;
     let inIndent = false;
@@ -262,9 +418,8 @@ function findBlocks(rule: BlockRule, text: string, claim: Claim): void {
       const atLineStart = text.charCodeAt(p - 1) === 0x0a;
       if (atLineStart && !sawBody) {
         HEADER_LINE.lastIndex = p;
-        const header = HEADER_LINE.exec(text);
-        if (header) {
-          p += header[0].length;
+        if (HEADER_LINE.test(text)) {
+          p = HEADER_LINE.lastIndex;
           end = p;
           continue;
         }
@@ -283,8 +438,7 @@ function findBlocks(rule: BlockRule, text: string, claim: Claim): void {
       } else {
         if (c === 0x2d && text.startsWith(rule.endKeyword, p)) {
           rule.end.lastIndex = p;
-          const tail = rule.end.exec(text);
-          if (tail) end = p + tail[0].length;
+          if (rule.end.test(text)) end = rule.end.lastIndex;
         }
         break;
       }

@@ -12,6 +12,7 @@ export const anthropicApiKey: PatternRule = {
   pattern: /sk-ant-[A-Za-z0-9_-]{32,255}/y,
   notBefore: /[A-Za-z0-9_-]/,
   notAfter: /[A-Za-z0-9_-]/,
+  follows: [{ chars: /[A-Za-z0-9_-]/, min: 32 }],
   samples: () => ({
     match: [
       `ANTHROPIC_API_KEY=sk-ant-api03-${fakeSecret("an1", 93, URLSAFE)}AA`,

@@ -10,6 +10,8 @@ export const awsAccessKeyId: PatternRule = {
   pattern: /(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}/y,
   notBefore: /[A-Za-z0-9]/,
   notAfter: /[A-Za-z0-9]/,
+  // After A3T one more of the class: 16 is the shortest for every keyword.
+  follows: [{ chars: /[A-Z0-9]/, min: 16 }],
   samples: () => ({
     match: [
       `aws_access_key_id = AKIA${fakeSecret("aws1", 16, UPPER_ALNUM)}`,
@@ -33,6 +35,14 @@ export const awsSecretAccessKey: PatternRule = {
   pattern:
     /(?:access[_-]?key|aws_secret(?:_key)?)["']?[\w.-]{0,20}?["']?\s{0,5}(?::=|=>|=|:)\s{0,5}["']?(?<secret>[A-Za-z0-9\/+]{40})/iy,
   notBefore: /[A-Za-z0-9\/+=]/,
+  // aws_secret may go on with _key: 4 + 20 name characters at most.
+  follows: [
+    { chars: /["']/, min: 0, max: 1 },
+    { chars: /[\w.-]/, min: 0, max: 24 },
+    { chars: /["']/, min: 0, max: 1 },
+    { chars: /\s/, min: 0, max: 5 },
+    { chars: /[:=]/, min: 1, max: 1 },
+  ],
   samples: () => ({
     match: [
       `aws_secret_access_key = ${fakeSecret("awss1", 40, BASE64)}`,

@@ -8,6 +8,7 @@ export const azureStorageKey: PatternRule = {
   description: "Azure storage account key (AccountKey=… in a connection string).",
   keywords: ["accountkey="],
   ignoreCase: true,
+  follows: [{ chars: /[A-Za-z0-9+\/]/, min: 86 }],
   pattern: /AccountKey=(?<secret>[A-Za-z0-9+\/]{86}==)/iy,
   samples: () => ({
     match: [

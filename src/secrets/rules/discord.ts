@@ -11,6 +11,11 @@ export const discordWebhook: PatternRule = {
   keywords: ["/api/webhooks/"],
   pattern: /\/api\/webhooks\/[0-9]{17,20}\/(?<secret>[A-Za-z0-9_-]{60,68})/y,
   notBefore: /[A-Za-z0-9_-]/,
+  follows: [
+    { chars: /[0-9]/, min: 17, max: 20 },
+    { literal: "/" },
+    { chars: /[A-Za-z0-9_-]/, min: 60 },
+  ],
   samples: () => ({
     match: [
       `https://discord.com/api/webhooks/${fakeSecret("d1", 18, "0123456789")}/${

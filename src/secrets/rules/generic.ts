@@ -27,6 +27,13 @@ export const genericSecret: PatternRule = {
   ignoreCase: true,
   pattern:
     /(?:passw(?:or)?d|secret|token|apikey|[_-]key|credentials?)[\w.-]{0,24}?["']?\s{0,5}(?::=|=>|=|:)\s{0,5}["'`]?(?<secret>[^\s"'`;,<>(){}\[\]]{8,200})/iy,
+  // passw may go on with ord / or d, credential with s: 27 name characters at most.
+  follows: [
+    { chars: /[\w.-]/, min: 0, max: 27 },
+    { chars: /["']/, min: 0, max: 1 },
+    { chars: /\s/, min: 0, max: 5 },
+    { chars: /[:=]/, min: 1, max: 1 },
+  ],
   minEntropy: 3,
   accept: (secret) => !looksLikeCode(secret),
   samples: () => ({

@@ -10,6 +10,7 @@ export const githubToken: PatternRule = {
   pattern: /gh[pousr]_[A-Za-z0-9]{36,255}/y,
   notBefore: /[A-Za-z0-9]/,
   notAfter: /[A-Za-z0-9_]/,
+  follows: [{ chars: /[A-Za-z0-9]/, min: 36 }],
   samples: () => ({
     match: [
       `GITHUB_TOKEN=ghp_${fakeSecret("gh1", 36)}`,
@@ -27,6 +28,7 @@ export const githubFineGrainedPat: PatternRule = {
   pattern: /github_pat_[A-Za-z0-9_]{22,255}/y,
   notBefore: /[A-Za-z0-9_]/,
   notAfter: /[A-Za-z0-9_]/,
+  follows: [{ chars: /[A-Za-z0-9_]/, min: 22 }],
   samples: () => ({
     match: [
       `token: github_pat_${fakeSecret("ghf1", 22)}_${fakeSecret("ghf2", 59)}`,

@@ -10,6 +10,7 @@ export const gitlabToken: PatternRule = {
   pattern: /glpat-[A-Za-z0-9_-]{20,64}/y,
   notBefore: /[A-Za-z0-9_-]/,
   notAfter: /[A-Za-z0-9_-]/,
+  follows: [{ chars: /[A-Za-z0-9_-]/, min: 20 }],
   samples: () => ({
     match: [
       `GITLAB_TOKEN=glpat-${fakeSecret("gl1", 20)}`,

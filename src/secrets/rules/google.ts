@@ -12,6 +12,7 @@ export const googleApiKey: PatternRule = {
   pattern: /AIza[0-9A-Za-z_-]{35}/y,
   notBefore: /[0-9A-Za-z_-]/,
   notAfter: /[A-Za-z0-9_-]/,
+  follows: [{ chars: /[0-9A-Za-z_-]/, min: 35 }],
   samples: () => ({
     match: [
       `GOOGLE_API_KEY=AIza${fakeSecret("go1", 35, URLSAFE)}`,

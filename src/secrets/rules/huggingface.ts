@@ -12,6 +12,7 @@ export const huggingfaceToken: PatternRule = {
   pattern: /hf_[A-Za-z0-9]{34,40}/y,
   notBefore: /[A-Za-z0-9]/,
   notAfter: /[A-Za-z0-9_]/,
+  follows: [{ chars: /[A-Za-z0-9]/, min: 34 }],
   samples: () => ({
     match: [
       `HF_TOKEN=hf_${fakeSecret("hf1", 34, LETTERS)}`,

@@ -12,6 +12,13 @@ export const jwt: PatternRule = {
   pattern: /eyJ[A-Za-z0-9_-]{8,4096}\.eyJ[A-Za-z0-9_-]{8,8192}\.[A-Za-z0-9_-]{16,1024}/y,
   notBefore: /[A-Za-z0-9_-]/,
   notAfter: /[A-Za-z0-9_-]/,
+  follows: [
+    { chars: /[A-Za-z0-9_-]/, min: 8, max: 4096 },
+    { literal: ".eyJ" },
+    { chars: /[A-Za-z0-9_-]/, min: 8, max: 8192 },
+    { literal: "." },
+    { chars: /[A-Za-z0-9_-]/, min: 16 },
+  ],
   samples: () => ({
     match: [
       `Authorization header value eyJ${fakeSecret("j1", 30, URLSAFE)}.eyJ${

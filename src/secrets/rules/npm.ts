@@ -10,6 +10,7 @@ export const npmToken: PatternRule = {
   pattern: /npm_[A-Za-z0-9]{36}/y,
   notBefore: /[A-Za-z0-9]/,
   notAfter: /[A-Za-z0-9_]/,
+  follows: [{ chars: /[A-Za-z0-9]/, min: 36 }],
   samples: () => ({
     match: [`NPM_TOKEN=npm_${fakeSecret("np1", 36)}`, `"token": "npm_${fakeSecret("np2", 36)}"`],
     noMatch: [`npm_${fakeSecret("np3", 35)}`, "npm_config_registry=https://registry.npmjs.org/"],

@@ -13,6 +13,8 @@ export const openaiApiKey: PatternRule = {
     /sk-(?:(?:proj|svcacct|admin)-)?[A-Za-z0-9_-]{20,200}T3BlbkFJ[A-Za-z0-9_-]{20,200}|sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{80,300}/y,
   notBefore: /[A-Za-z0-9_-]/,
   notAfter: /[A-Za-z0-9_-]/,
+  // The shortest: 20 + T3BlbkFJ + 20, all of the class (proj- too).
+  follows: [{ chars: /[A-Za-z0-9_-]/, min: 48 }],
   samples: () => ({
     match: [
       `OPENAI_API_KEY=sk-${fakeSecret("oa1", 20)}T3BlbkFJ${fakeSecret("oa2", 20)}`,

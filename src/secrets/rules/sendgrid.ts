@@ -12,6 +12,11 @@ export const sendgridApiKey: PatternRule = {
   pattern: /SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}/y,
   notBefore: /[A-Za-z0-9_-]/,
   notAfter: /[A-Za-z0-9_.-]/,
+  follows: [
+    { chars: /[A-Za-z0-9_-]/, min: 22, max: 22 },
+    { literal: "." },
+    { chars: /[A-Za-z0-9_-]/, min: 43 },
+  ],
   samples: () => ({
     match: [
       `SENDGRID_API_KEY=SG.${fakeSecret("sg1", 22, URLSAFE)}.${fakeSecret("sg2", 43, URLSAFE)}`,

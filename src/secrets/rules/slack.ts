@@ -12,6 +12,7 @@ export const slackToken: PatternRule = {
   pattern: /xox[abposre]-[A-Za-z0-9-]{10,255}/y,
   notBefore: /[A-Za-z0-9-]/,
   notAfter: /[A-Za-z0-9_-]/,
+  follows: [{ chars: /[A-Za-z0-9-]/, min: 12 }],
   samples: () => ({
     match: [
       `SLACK_BOT_TOKEN=xoxb-${digits("s1", 12)}-${digits("s2", 13)}-${fakeSecret("s3", 24)}`,
@@ -30,6 +31,8 @@ export const slackWebhook: PatternRule = {
   keywords: ["hooks.slack.com/"],
   pattern: /hooks\.slack\.com\/(?:services|workflows|triggers)\/(?<secret>[A-Za-z0-9+\/]{20,120})/y,
   notBefore: /[A-Za-z0-9+\/]/,
+  // The shortest: services/ (9) and 20.
+  follows: [{ chars: /[A-Za-z0-9+\/]/, min: 29 }],
   samples: () => ({
     match: [
       `url = "https://hooks.slack.com/services/T${fakeSecret("sw1", 8)}/B${fakeSecret("sw2", 8)}/${

@@ -10,6 +10,7 @@ export const stripeSecretKey: PatternRule = {
   pattern: /[sr]k_live_[A-Za-z0-9]{24,255}/y,
   notBefore: /[A-Za-z0-9]/,
   notAfter: /[A-Za-z0-9_]/,
+  follows: [{ chars: /[A-Za-z0-9]/, min: 24 }],
   samples: () => ({
     match: [
       `STRIPE_SECRET_KEY=sk_live_${fakeSecret("st1", 24)}`,

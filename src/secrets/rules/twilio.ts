@@ -10,6 +10,7 @@ export const twilioApiKey: PatternRule = {
   pattern: /SK[0-9a-fA-F]{32}/y,
   notBefore: /[0-9A-Za-z]/,
   notAfter: /[A-Za-z0-9_]/,
+  follows: [{ chars: /[0-9a-fA-F]/, min: 32 }],
   samples: () => ({
     match: [`TWILIO_API_KEY=SK${fakeSecret("tw1", 32, HEX)}`, `"SK${fakeSecret("tw2", 32, HEX)}"`],
     noMatch: [`SK${fakeSecret("tw3", 31, HEX)}`, "SKIP_TESTS=1"],

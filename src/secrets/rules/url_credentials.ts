@@ -7,6 +7,12 @@ export const urlCredentials: PatternRule = {
   id: "url-credentials",
   description: "The password in a scheme://user:password@host URL (user and host are kept).",
   keywords: ["://"],
+  follows: [
+    { chars: /[A-Za-z0-9._~%!$&'*+,;=-]/, min: 1, max: 64 },
+    { literal: ":" },
+    { chars: /[^\s@\/"'<>`]/, min: 3, max: 128 },
+    { literal: "@" },
+  ],
   pattern: /:\/\/[A-Za-z0-9._~%!$&'*+,;=-]{1,64}:(?<secret>[^\s@\/"'<>`]{3,128})@/y,
   samples: () => ({
     match: [

@@ -14,7 +14,7 @@
  */
 
 import { escapeControlCharacters } from "../contract/text.ts";
-import { BIDI, foldForAssessment, INVISIBLE, TAGS } from "./fold.ts";
+import { BIDI, foldUncased, INVISIBLE, SPECIAL, TAGS } from "./fold.ts";
 
 /** Assessment levels, lowest first. */
 export const LEVELS = ["none", "low", "elevated", "high"] as const;
@@ -58,6 +58,15 @@ export interface SignalClass {
   readonly folded?: RegExp;
   /** Global pattern over the raw text (characters folding removes). */
   readonly raw?: RegExp;
+  /**
+   * The gate of a folded class (ADR-072): every match of `folded` starts with one of these
+   * words (a whole word of `[a-z0-9_]`), or, for `lineWords`, starts a line that holds only
+   * `[ \t#*>[<!-]` (at most 8 of them) before that word, or, for `symbols`, starts with one of
+   * these two characters. The pattern is tried only where its gate opens.
+   */
+  readonly words?: readonly string[];
+  readonly lineWords?: readonly string[];
+  readonly symbols?: readonly string[];
 }
 
 const W = "[^.\\n]";
@@ -66,6 +75,7 @@ const W = "[^.\\n]";
 export const SIGNAL_CLASSES: readonly SignalClass[] = [
   {
     id: "instruction_override",
+    words: ["ignore", "disregard", "forget", "override", "bypass", "abandon", "discard", "skip"],
     description: "Tells the reader to ignore or replace its previous instructions.",
     weight: 0.6,
     folded: new RegExp(
@@ -75,6 +85,29 @@ export const SIGNAL_CLASSES: readonly SignalClass[] = [
   },
   {
     id: "assistant_address",
+    words: [
+      "ai",
+      "ais",
+      "llm",
+      "llms",
+      "dear",
+      "attention",
+      "note",
+      "hey",
+      "hello",
+      "hi",
+      "to",
+      "for",
+      "language",
+      "languages",
+      "assistant",
+      "assistants",
+      "agent",
+      "agents",
+      "bot",
+      "bots",
+      "if",
+    ],
     description: "Addresses the AI assistant or model reading the text.",
     weight: 0.5,
     folded: new RegExp(
@@ -89,6 +122,23 @@ export const SIGNAL_CLASSES: readonly SignalClass[] = [
   },
   {
     id: "system_prompt_extraction",
+    words: [
+      "reveal",
+      "print",
+      "show",
+      "output",
+      "repeat",
+      "leak",
+      "display",
+      "dump",
+      "disclose",
+      "tell",
+      "share",
+      "recite",
+      "write",
+      "give",
+      "paste",
+    ],
     description: "Asks for the system prompt or hidden instructions.",
     weight: 0.6,
     folded: new RegExp(
@@ -98,6 +148,20 @@ export const SIGNAL_CLASSES: readonly SignalClass[] = [
   },
   {
     id: "role_switch",
+    words: [
+      "you",
+      "from",
+      "act",
+      "behave",
+      "dan",
+      "god",
+      "jailbreak",
+      "unrestricted",
+      "developer",
+      "pretend",
+      "do",
+      "your",
+    ],
     description: "Tries to switch the reader's role or mode (you are now…, developer/DAN mode).",
     weight: 0.55,
     folded:
@@ -105,6 +169,20 @@ export const SIGNAL_CLASSES: readonly SignalClass[] = [
   },
   {
     id: "fake_instruction_header",
+    words: [
+      "new",
+      "updated",
+      "revised",
+      "important",
+      "additional",
+      "real",
+      "actual",
+      "hidden",
+      "secret",
+      "override",
+      "urgent",
+    ],
+    lineWords: ["system", "admin"],
     description: "A header that poses as new or system instructions.",
     weight: 0.55,
     folded:
@@ -112,6 +190,8 @@ export const SIGNAL_CLASSES: readonly SignalClass[] = [
   },
   {
     id: "chat_template",
+    lineWords: ["human", "assistant"],
+    symbols: ["<|", "[i", "[/", "<<", "<s", "</", "<e"],
     description: "Chat-template tokens or role lines that fake a conversation turn.",
     weight: 0.7,
     folded:
@@ -119,6 +199,23 @@ export const SIGNAL_CLASSES: readonly SignalClass[] = [
   },
   {
     id: "exfiltration",
+    words: [
+      "send",
+      "post",
+      "upload",
+      "exfiltrate",
+      "transmit",
+      "forward",
+      "leak",
+      "submit",
+      "email",
+      "beacon",
+      "share",
+      "include",
+      "paste",
+      "append",
+    ],
+    symbols: ["!["],
     description: "Asks to send data to a URL, or embeds an image URL that carries data out.",
     weight: 0.6,
     folded: new RegExp(
@@ -132,6 +229,7 @@ export const SIGNAL_CLASSES: readonly SignalClass[] = [
   },
   {
     id: "command_execution",
+    words: ["curl", "wget", "bash", "rm"],
     description: "Bait to run a downloaded script or a destructive command.",
     weight: 0.4,
     folded:
@@ -139,6 +237,7 @@ export const SIGNAL_CLASSES: readonly SignalClass[] = [
   },
   {
     id: "obfuscated_command",
+    words: ["iex", "invoke", "powershell", "base64"],
     description: "A download-and-run or encoded command (PowerShell -enc, iex of a download).",
     weight: 0.6,
     folded:
@@ -146,6 +245,21 @@ export const SIGNAL_CLASSES: readonly SignalClass[] = [
   },
   {
     id: "authority_claim",
+    words: [
+      "this",
+      "take",
+      "takes",
+      "highest",
+      "top",
+      "maximum",
+      "authorized",
+      "approved",
+      "sanctioned",
+      "mandated",
+      "issued",
+      "official",
+      "i",
+    ],
     description: "Claims authority over the reader's instructions.",
     weight: 0.55,
     folded:
@@ -153,6 +267,7 @@ export const SIGNAL_CLASSES: readonly SignalClass[] = [
   },
   {
     id: "concealment",
+    words: ["do", "don", "dont", "never", "without", "keep", "hide", "silently"],
     description: "Asks to hide an action or this text from the user.",
     weight: 0.55,
     folded: new RegExp(
@@ -167,6 +282,7 @@ export const SIGNAL_CLASSES: readonly SignalClass[] = [
   },
   {
     id: "tool_call_payload",
+    symbols: ['"j', '"m', "</", "<f", "<i", "<t", "<a", '"t', '"f', "<|"],
     description: "A fake tool call or JSON-RPC message.",
     weight: 0.55,
     folded:
@@ -201,20 +317,168 @@ export const SIGNAL_CLASSES: readonly SignalClass[] = [
 
 const RAW_CLASSES = SIGNAL_CLASSES.filter((c) => c.raw);
 const FOLDED_CLASSES = SIGNAL_CLASSES.filter((c) => c.folded);
+const CHAT_TEMPLATE = FOLDED_CLASSES.findIndex((c) => c.id === "chat_template");
 /**
- * Every folded class as one capture group of one alternation (multiline, for role lines). The
- * leading look-behind changes nothing for the alternatives that start at a word boundary (`\b`
- * or `^`) and makes the scan several times faster, since no attempt starts inside a word; the
- * few that start with a symbol (`<|im_start|>`) may then not follow a letter, so chat-template
- * tokens glued to a word are found by {@linkcode GLUED_TOKENS} instead.
+ * Each folded class as a sticky, case-insensitive pattern (the gate scan reads the folded copy
+ * before lowercasing; `i` on an ASCII pattern is the same as lowercasing the text, since no
+ * non-ASCII character matches an ASCII one without `u`). The look-behind is what the single
+ * alternation before ADR-072 had: no attempt starts inside a word, so chat-template tokens glued
+ * to a word are found by {@linkcode GLUED_TOKENS} instead.
  */
-const FOLDED = new RegExp(
-  `(?<![a-z0-9_])(?:${FOLDED_CLASSES.map((c) => `(${c.folded!.source})`).join("|")})`,
-  "gm",
+const STICKY = FOLDED_CLASSES.map((c) =>
+  new RegExp(`(?<![a-z0-9_])(?:${c.folded!.source})`, `iy${c.folded!.multiline ? "m" : ""}`)
 );
-const CHAT_TEMPLATE = SIGNAL_CLASSES.find((c) => c.id === "chat_template")!;
 const GLUED_TOKENS =
-  /(?<=[a-z0-9_])(?:<\|[a-z_]{2,20}\|>|\[\/?inst\]|<<\/?sys>>|<\/?(?:start|end)_of_turn>)/g;
+  /(?<=[a-z0-9_])(?:<\|[a-z_]{2,20}\|>|\[\/?inst\]|<<\/?sys>>|<\/?(?:start|end)_of_turn>)/iy;
+/** Bit of chat_template's glued tokens in a symbol gate's mask (above every class's bit). */
+const GLUED = 1 << FOLDED_CLASSES.length;
+
+// The gate tables. A word is hashed as it is read (lowercase code units, `h = (h * 31 + c) & HASH_MASK`); the
+// table maps a hash to the classes the word starts (`words`) and starts at a line's head
+// (`lineWords`). A hash that collides only costs a pattern attempt.
+const TABLE_SIZE = 1024;
+const HASH_MASK = 0xfffffff;
+const TABLE_KEYS = new Int32Array(TABLE_SIZE);
+const TABLE_WORDS = new Int32Array(TABLE_SIZE);
+const TABLE_LINES = new Int32Array(TABLE_SIZE);
+function wordHash(word: string): number {
+  let h = 0;
+  for (let i = 0; i < word.length; i++) h = (h * 31 + word.charCodeAt(i)) & HASH_MASK;
+  return h | 1;
+}
+function addWord(word: string, mask: number, line: boolean): void {
+  const key = wordHash(word);
+  let j = key & (TABLE_SIZE - 1);
+  while (TABLE_KEYS[j] !== 0 && TABLE_KEYS[j] !== key) j = (j + 1) & (TABLE_SIZE - 1);
+  TABLE_KEYS[j] = key;
+  if (line) TABLE_LINES[j] |= mask;
+  else TABLE_WORDS[j] |= mask;
+}
+/** Byte → lowercase ASCII word character, or 0. */
+const WORD_CHAR = new Int32Array(256);
+for (let c = 0; c < 128; c++) {
+  const ch = String.fromCharCode(c).toLowerCase();
+  if (/[a-z0-9_]/.test(ch)) WORD_CHAR[c] = ch.charCodeAt(0);
+}
+/** Byte → 1 if it may stand before a line word (`[ \t#*>[<!-]`). */
+const LINE_PREFIX = new Uint8Array(256);
+for (const ch of " \t#*>[<!-") LINE_PREFIX[ch.charCodeAt(0)] = 1;
+/** (first byte << 7 | lowercased second byte) → classes a symbol gate starts. */
+const SYMBOLS = new Int32Array(128 << 7);
+FOLDED_CLASSES.forEach((c, k) => {
+  for (const w of c.words ?? []) addWord(w, 1 << k, false);
+  for (const w of c.lineWords ?? []) addWord(w, 1 << k, true);
+  for (const pair of c.symbols ?? []) {
+    SYMBOLS[(pair.charCodeAt(0) << 7) | pair.charCodeAt(1)] |= 1 << k;
+  }
+});
+// The glued tokens start with `<|`, `[i`, `[/`, `<<`, `</`, `<s`, `<e` (and follow a word).
+for (const pair of FOLDED_CLASSES[CHAT_TEMPLATE].symbols!) {
+  SYMBOLS[(pair.charCodeAt(0) << 7) | pair.charCodeAt(1)] |= GLUED;
+}
+const LINE_WORD_REACH = 8;
+
+let scratch = new Uint8Array(0);
+/** The UTF-8 bytes of `text` in a reused buffer, and whether it is pure ASCII. */
+function bytesOf(text: string): { bytes: Uint8Array; length: number; ascii: boolean } {
+  if (scratch.length < text.length * 3) scratch = new Uint8Array(text.length * 3);
+  const { written } = ENCODER.encodeInto(text, scratch);
+  return { bytes: scratch, length: written, ascii: written === text.length };
+}
+const ENCODER = new TextEncoder();
+
+/** Candidate starts: (UTF-16 index, class mask) pairs, in a reused buffer. */
+let candidates = new Int32Array(1 << 12);
+let candidateCount = 0;
+
+function addCandidate(at: number, mask: number): void {
+  let j = candidateCount;
+  // A line candidate starts before the word that opened it (at most 8 characters back, so
+  // past at most a few symbol candidates): keep the list in order.
+  while (j > 0 && candidates[j - 2] > at) j -= 2;
+  if (j > 0 && candidates[j - 2] === at) {
+    candidates[j - 1] |= mask;
+    return;
+  }
+  if (candidateCount + 2 > candidates.length) {
+    const grown = new Int32Array(candidates.length * 2);
+    grown.set(candidates);
+    candidates = grown;
+  }
+  candidates.copyWithin(j + 2, j, candidateCount);
+  candidates[j] = at;
+  candidates[j + 1] = mask;
+  candidateCount += 2;
+}
+
+/** At the end of a word whose hash is `h`: its candidates. */
+function endWord(h: number, start: number, lineStart: number, lineHead: boolean): void {
+  const key = h | 1;
+  let j = key & (TABLE_SIZE - 1);
+  for (let k = TABLE_KEYS[j]; k !== 0; k = TABLE_KEYS[j = (j + 1) & (TABLE_SIZE - 1)]) {
+    if (k !== key) continue;
+    if (TABLE_WORDS[j] !== 0) addCandidate(start, TABLE_WORDS[j]);
+    if (lineHead && TABLE_LINES[j] !== 0 && start - lineStart <= LINE_WORD_REACH) {
+      addCandidate(lineStart, TABLE_LINES[j]);
+    }
+    return;
+  }
+}
+
+/**
+ * Fills `candidates` with the candidate starts in the folded copy, in order. One pass over its
+ * UTF-8 bytes: at the end of each word, the word's classes (at its start), and at a line's
+ * first word after at most 8 prefix characters, that word's line classes (at the line's
+ * start); at each symbol pair, its classes.
+ */
+function gateCandidates(bytes: Uint8Array, length: number): void {
+  candidateCount = 0;
+  // extra: UTF-8 bytes read so far beyond their UTF-16 units (index = byte index − extra).
+  let extra = 0, lineStart = 0, lineHead = true;
+  for (let i = 0; i < length; i++) {
+    // A word (two loops, words and the rest, run several times faster than one).
+    const from = i;
+    let h = 0;
+    for (let w = WORD_CHAR[bytes[i]]; w !== 0 && i < length; w = WORD_CHAR[bytes[++i]]) {
+      h = (h * 31 + w) & HASH_MASK;
+    }
+    const glued = i > from;
+    if (glued) {
+      endWord(h, from - extra, lineStart, lineHead);
+      lineHead = false;
+      if (i >= length) break;
+    }
+    const c = bytes[i];
+    if (c < 0x80) {
+      if (c === 10 || c === 13) {
+        lineStart = i + 1 - extra;
+        lineHead = true;
+      } else if (lineHead && LINE_PREFIX[c] === 0) lineHead = false;
+      if (i + 1 < length) {
+        const d = bytes[i + 1];
+        const pair = SYMBOLS[(c << 7) | (d < 0x80 ? WORD_CHAR[d] || d : 0)];
+        if (pair !== 0) {
+          const mask = glued ? pair & GLUED : pair & ~GLUED;
+          if (mask !== 0) addCandidate(i - extra, mask);
+        }
+      }
+      continue;
+    }
+    // Non-ASCII: continuation bytes add no UTF-16 unit; a 4-byte sequence is two units.
+    if ((c & 0xc0) === 0x80) extra++;
+    else {
+      if (c >= 0xf0) extra--;
+      lineHead = false;
+      // U+2028 and U+2029 (E2 80 A8/A9) end a line for `^` too.
+      if (c === 0xe2 && bytes[i + 1] === 0x80 && (bytes[i + 2] === 0xa8 || bytes[i + 2] === 0xa9)) {
+        i += 2;
+        extra += 2;
+        lineStart = i + 1 - extra;
+        lineHead = true;
+      }
+    }
+  }
+}
 
 /** Untrusted text to assess: the text and the source line number of each of its lines. */
 export interface AssessedText {
@@ -280,11 +544,10 @@ export function assessContent(parts: readonly AssessedText[]): ContentAssessment
     const { text, lines } = part.numbered
       ? unnumber(part.text)
       : { text: part.text, lines: undefined };
-    invisible += countInvisible(text);
     // Line starts are computed only once something is found (most texts have no signal).
     let rawStarts: number[] | undefined;
     let foldedStarts: number[] | undefined;
-    const record = (cls: SignalClass, index: number, starts: number[], hay: string) => {
+    const record = (cls: SignalClass, index: number, starts: number[]) => {
       const found = byClass.get(cls.id) ?? [];
       if (found.length >= MAX_FINDINGS_PER_SIGNAL) return;
       const line = lineAt(starts, index);
@@ -298,30 +561,50 @@ export function assessContent(parts: readonly AssessedText[]): ContentAssessment
         excerpt: excerptOf(text.slice(from, nl < 0 ? text.length : nl), index - starts[line]),
       });
       byClass.set(cls.id, found);
-      void hay;
     };
-    for (const cls of RAW_CLASSES) {
-      const re = cls.raw!;
-      re.lastIndex = 0;
-      let n = 0;
-      for (let m = re.exec(text); m && n < MAX_FINDINGS_PER_SIGNAL; m = re.exec(text), n++) {
-        record(cls, m.index, rawStarts ??= lineStarts(text), text);
+    const full = (cls: SignalClass) =>
+      (byClass.get(cls.id)?.length ?? 0) >= MAX_FINDINGS_PER_SIGNAL;
+    let { bytes, length, ascii } = bytesOf(text);
+    // The raw classes and the invisible count look for characters of SPECIAL only (ESC is
+    // ASCII; every other one is not).
+    if (ascii ? text.includes("\x1b") : SPECIAL.test(text)) {
+      invisible += countInvisible(text);
+      for (const cls of RAW_CLASSES) {
+        const re = cls.raw!;
+        re.lastIndex = 0;
+        let n = 0;
+        for (let m = re.exec(text); m && n < MAX_FINDINGS_PER_SIGNAL; m = re.exec(text), n++) {
+          record(cls, m.index, rawStarts ??= lineStarts(text));
+        }
       }
     }
-    // The folded classes run as one alternation: one pass over the copy, whatever their number.
-    // After a find the scan resumes one character on, so a match of another class that starts
-    // inside it is still found.
-    const hay = foldForAssessment(text);
-    FOLDED.lastIndex = 0;
-    for (let m = FOLDED.exec(hay); m; m = FOLDED.exec(hay)) {
-      const k = FOLDED_CLASSES.findIndex((_, i) => m![i + 1] !== undefined);
-      foldedStarts ??= lineStarts(hay);
-      if (k >= 0) record(FOLDED_CLASSES[k], m.index, foldedStarts, hay);
-      FOLDED.lastIndex = m.index + 1;
+    const hay = foldUncased(text, ascii);
+    if (hay !== text) ({ bytes, length } = bytesOf(hay));
+    // The folded classes are tried where their gate opens, in order, each candidate start once
+    // (the first class that matches there is recorded, as the single alternation before ADR-072
+    // did); a class that has its findings is not tried again, so a flood stops costing.
+    gateCandidates(bytes, length);
+    const glued: number[] = [];
+    for (let c = 0; c < candidateCount; c += 2) {
+      const at = candidates[c];
+      let mask = candidates[c + 1];
+      if (mask & GLUED) {
+        GLUED_TOKENS.lastIndex = at;
+        if (GLUED_TOKENS.test(hay)) glued.push(at);
+        mask &= ~GLUED;
+      }
+      for (let k = 0; mask !== 0; k++, mask >>>= 1) {
+        if ((mask & 1) === 0 || full(FOLDED_CLASSES[k])) continue;
+        const re = STICKY[k];
+        re.lastIndex = at;
+        if (re.test(hay)) {
+          record(FOLDED_CLASSES[k], at, foldedStarts ??= lineStarts(hay));
+          break;
+        }
+      }
     }
-    GLUED_TOKENS.lastIndex = 0;
-    for (let m = GLUED_TOKENS.exec(hay); m; m = GLUED_TOKENS.exec(hay)) {
-      record(CHAT_TEMPLATE, m.index, foldedStarts ??= lineStarts(hay), hay);
+    for (const at of glued) {
+      record(FOLDED_CLASSES[CHAT_TEMPLATE], at, foldedStarts ??= lineStarts(hay));
     }
   }
   let keep = 1;

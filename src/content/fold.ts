@@ -99,23 +99,77 @@ const CONFUSABLES: Record<string, string> = {
 };
 const CONFUSABLE_CHARS = new RegExp(`[${Object.keys(CONFUSABLES).join("")}]`, "g");
 
+/**
+ * Everything but NFKC and the confusables that folding acts on (invisible, bidi and tag
+ * characters, escape sequences): a text with none of these skips those passes, and the raw
+ * signals that look for them (`assess.ts`).
+ */
+export const SPECIAL =
+  // deno-lint-ignore no-control-regex
+  /[\x1b\x9b\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]|\udb40[\udc00-\udc7f]/;
+
+/**
+ * An ASCII character followed by one that can combine with it under NFKC (a combining mark,
+ * or a Hangul vowel or final jamo). Normalizing the whole text would then join the two, where
+ * normalizing each non-ASCII run alone (what the fold does: ASCII is a barrier) keeps the
+ * letter — so such texts take the run-by-run path.
+ */
+// deno-lint-ignore no-control-regex
+const ASCII_THEN_COMBINING = /[\x00-\x7f][\p{M}\u1161-\u1175\u11a8-\u11c2]/u;
+
+/** Confusable → Latin letter, by UTF-16 code unit (0: not a confusable). */
+const CONFUSABLE_CODES = new Uint16Array(0x10000);
+for (const [from, to] of Object.entries(CONFUSABLES)) {
+  CONFUSABLE_CODES[from.charCodeAt(0)] = to.charCodeAt(0);
+}
+const UTF16 = new TextDecoder("utf-16le");
+
+/** `text` with every confusable replaced by its Latin letter (one pass, no callback). */
+function mapConfusables(text: string): string {
+  const out = new Uint16Array(text.length);
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    const to = CONFUSABLE_CODES[c];
+    out[i] = to === 0 ? c : to;
+  }
+  return UTF16.decode(out);
+}
+
+/**
+ * The folded copy of `text` before lowercasing (the assessment matches it case-insensitively;
+ * `foldForAssessment` lowercases it). For a pure-ASCII text only escape sequences are removed.
+ * Otherwise each pass runs only where it can change something: the invisible, tag and escape
+ * passes only when {@linkcode SPECIAL} occurs, NFKC over the whole text in one call unless an
+ * ASCII letter is followed by a combining character (then run by run, as the module comment
+ * says), the confusables only when one occurs.
+ */
+export function foldUncased(text: string, ascii = isAscii(text)): string {
+  if (ascii) return text.includes("\x1b") ? text.replace(ANSI, "") : text;
+  let folded = text;
+  if (SPECIAL.test(folded)) {
+    folded = folded.replace(TAGS, (pair) => {
+      const ascii = pair.charCodeAt(1) - 0xdc00;
+      return ascii >= 0x20 && ascii < 0x7f ? String.fromCharCode(ascii) : "";
+    });
+    folded = folded.replace(INVISIBLE, "").replace(ANSI, "");
+  }
+  // NFKC and the confusables touch only non-ASCII characters (ASCII is unchanged by both).
+  // Whole-text NFKC equals run-by-run NFKC unless an ASCII character could combine with the
+  // run after it (nothing composes with a following ASCII character).
+  folded = ASCII_THEN_COMBINING.test(folded)
+    ? folded.replace(NON_ASCII_RUN, (run) => run.normalize("NFKC"))
+    : folded.normalize("NFKC");
+  CONFUSABLE_CHARS.lastIndex = 0;
+  return CONFUSABLE_CHARS.test(folded) ? mapConfusables(folded) : folded;
+}
+
+/** Whether `text` is pure ASCII. */
+export function isAscii(text: string): boolean {
+  // deno-lint-ignore no-control-regex
+  return !/[^\x00-\x7f]/.test(text);
+}
+
 /** The folded copy of `text` (see the module comment). */
 export function foldForAssessment(text: string): string {
-  // deno-lint-ignore no-control-regex
-  if (!/[^\x00-\x7f]/.test(text)) {
-    // Pure ASCII (most source files): only escape sequences and case to fold.
-    return (text.includes("\x1b") ? text.replace(ANSI, "") : text).toLowerCase();
-  }
-  let folded = text.replace(TAGS, (pair) => {
-    const ascii = pair.charCodeAt(1) - 0xdc00;
-    return ascii >= 0x20 && ascii < 0x7f ? String.fromCharCode(ascii) : "";
-  });
-  folded = folded.replace(INVISIBLE, "").replace(ANSI, "");
-  // NFKC and the confusables touch only runs of non-ASCII characters (ASCII is unchanged
-  // by both, and most source text is ASCII).
-  folded = folded.replace(
-    NON_ASCII_RUN,
-    (run) => run.normalize("NFKC").replace(CONFUSABLE_CHARS, (ch) => CONFUSABLES[ch]),
-  );
-  return folded.toLowerCase();
+  return foldUncased(text).toLowerCase();
 }

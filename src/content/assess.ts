@@ -67,6 +67,13 @@ export interface SignalClass {
   readonly words?: readonly string[];
   readonly lineWords?: readonly string[];
   readonly symbols?: readonly string[];
+  /**
+   * A second gate for the candidates its `words` open: every match that starts with one of
+   * `words` holds one of these words too (it may be the first one), starting at most `reach`
+   * characters after the match. A word candidate without one is not tried, so a flood of a
+   * common gate word (`to`, `you`, `ignore`) costs the scan and nothing more.
+   */
+  readonly confirm?: { readonly reach: number; readonly words: readonly string[] };
 }
 
 const W = "[^.\\n]";
@@ -75,6 +82,24 @@ const W = "[^.\\n]";
 export const SIGNAL_CLASSES: readonly SignalClass[] = [
   {
     id: "instruction_override",
+    confirm: {
+      reach: 120,
+      words: [
+        "instruction",
+        "instructions",
+        "direction",
+        "directions",
+        "rules",
+        "prompt",
+        "prompts",
+        "guidelines",
+        "guardrails",
+        "constraints",
+        "directives",
+        "programming",
+        "orders",
+      ],
+    },
     words: ["ignore", "disregard", "forget", "override", "bypass", "abandon", "discard", "skip"],
     description: "Tells the reader to ignore or replace its previous instructions.",
     weight: 0.6,
@@ -85,6 +110,42 @@ export const SIGNAL_CLASSES: readonly SignalClass[] = [
   },
   {
     id: "assistant_address",
+    confirm: {
+      reach: 60,
+      words: [
+        "ai",
+        "ais",
+        "llm",
+        "llms",
+        "assistant",
+        "assistants",
+        "agent",
+        "agents",
+        "model",
+        "models",
+        "coder",
+        "coders",
+        "claude",
+        "chatgpt",
+        "gpt",
+        "copilot",
+        "gemini",
+        "cursor",
+        "language",
+        "languages",
+        "bot",
+        "bots",
+        "reading",
+        "processing",
+        "analysing",
+        "analyzing",
+        "reviewing",
+        "summarising",
+        "summarizing",
+        "parsing",
+        "scanning",
+      ],
+    },
     words: [
       "ai",
       "ais",
@@ -122,6 +183,7 @@ export const SIGNAL_CLASSES: readonly SignalClass[] = [
   },
   {
     id: "system_prompt_extraction",
+    confirm: { reach: 80, words: ["prompt", "instructions", "message", "guidelines", "rules"] },
     words: [
       "reveal",
       "print",
@@ -148,6 +210,23 @@ export const SIGNAL_CLASSES: readonly SignalClass[] = [
   },
   {
     id: "role_switch",
+    confirm: {
+      reach: 40,
+      words: [
+        "now",
+        "unrestricted",
+        "unfiltered",
+        "jailbroken",
+        "evil",
+        "uncensored",
+        "mode",
+        "be",
+        "are",
+        "role",
+        "persona",
+        "identity",
+      ],
+    },
     words: [
       "you",
       "from",
@@ -169,6 +248,10 @@ export const SIGNAL_CLASSES: readonly SignalClass[] = [
   },
   {
     id: "fake_instruction_header",
+    confirm: {
+      reach: 40,
+      words: ["instruction", "instructions", "directive", "directives", "orders"],
+    },
     words: [
       "new",
       "updated",
@@ -199,6 +282,29 @@ export const SIGNAL_CLASSES: readonly SignalClass[] = [
   },
   {
     id: "exfiltration",
+    confirm: {
+      reach: 120,
+      words: [
+        "http",
+        "https",
+        "api",
+        "keys",
+        "key",
+        "secret",
+        "secrets",
+        "token",
+        "tokens",
+        "credentials",
+        "password",
+        "passwords",
+        "env",
+        "ssh",
+        "environment",
+        "private",
+        "id_rsa",
+        "aws",
+      ],
+    },
     words: [
       "send",
       "post",
@@ -229,6 +335,7 @@ export const SIGNAL_CLASSES: readonly SignalClass[] = [
   },
   {
     id: "command_execution",
+    confirm: { reach: 240, words: ["sh", "bash", "zsh", "dash", "curl", "wget", "rf"] },
     words: ["curl", "wget", "bash", "rm"],
     description: "Bait to run a downloaded script or a destructive command.",
     weight: 0.4,
@@ -237,6 +344,10 @@ export const SIGNAL_CLASSES: readonly SignalClass[] = [
   },
   {
     id: "obfuscated_command",
+    confirm: {
+      reach: 90,
+      words: ["iwr", "invoke", "downloadstring", "e", "enc", "encodedcommand", "d", "decode"],
+    },
     words: ["iex", "invoke", "powershell", "base64"],
     description: "A download-and-run or encoded command (PowerShell -enc, iex of a download).",
     weight: 0.6,
@@ -245,6 +356,28 @@ export const SIGNAL_CLASSES: readonly SignalClass[] = [
   },
   {
     id: "authority_claim",
+    confirm: {
+      reach: 50,
+      words: [
+        "overrides",
+        "supersedes",
+        "precedence",
+        "priority",
+        "anthropic",
+        "openai",
+        "google",
+        "developer",
+        "developers",
+        "administrator",
+        "administrators",
+        "system",
+        "security",
+        "owner",
+        "from",
+        "creator",
+        "operator",
+      ],
+    },
     words: [
       "this",
       "take",
@@ -267,6 +400,26 @@ export const SIGNAL_CLASSES: readonly SignalClass[] = [
   },
   {
     id: "concealment",
+    confirm: {
+      reach: 80,
+      words: [
+        "user",
+        "human",
+        "developer",
+        "anyone",
+        "operator",
+        "them",
+        "from",
+        "run",
+        "execute",
+        "send",
+        "delete",
+        "modify",
+        "exfiltrate",
+        "upload",
+        "install",
+      ],
+    },
     words: ["do", "don", "dont", "never", "without", "keep", "hide", "silently"],
     description: "Asks to hide an action or this text from the user.",
     weight: 0.55,
@@ -341,18 +494,18 @@ const HASH_MASK = 0xfffffff;
 const TABLE_KEYS = new Int32Array(TABLE_SIZE);
 const TABLE_WORDS = new Int32Array(TABLE_SIZE);
 const TABLE_LINES = new Int32Array(TABLE_SIZE);
+const TABLE_CONFIRM = new Int32Array(TABLE_SIZE);
 function wordHash(word: string): number {
   let h = 0;
   for (let i = 0; i < word.length; i++) h = (h * 31 + word.charCodeAt(i)) & HASH_MASK;
   return h | 1;
 }
-function addWord(word: string, mask: number, line: boolean): void {
+function addWord(word: string, mask: number, table: Int32Array): void {
   const key = wordHash(word);
   let j = key & (TABLE_SIZE - 1);
   while (TABLE_KEYS[j] !== 0 && TABLE_KEYS[j] !== key) j = (j + 1) & (TABLE_SIZE - 1);
   TABLE_KEYS[j] = key;
-  if (line) TABLE_LINES[j] |= mask;
-  else TABLE_WORDS[j] |= mask;
+  table[j] |= mask;
 }
 /** Byte → lowercase ASCII word character, or 0. */
 const WORD_CHAR = new Int32Array(256);
@@ -366,8 +519,9 @@ for (const ch of " \t#*>[<!-") LINE_PREFIX[ch.charCodeAt(0)] = 1;
 /** (first byte << 7 | lowercased second byte) → classes a symbol gate starts. */
 const SYMBOLS = new Int32Array(128 << 7);
 FOLDED_CLASSES.forEach((c, k) => {
-  for (const w of c.words ?? []) addWord(w, 1 << k, false);
-  for (const w of c.lineWords ?? []) addWord(w, 1 << k, true);
+  for (const w of c.words ?? []) addWord(w, 1 << k, TABLE_WORDS);
+  for (const w of c.lineWords ?? []) addWord(w, 1 << k, TABLE_LINES);
+  for (const w of c.confirm?.words ?? []) addWord(w, 1 << k, TABLE_CONFIRM);
   for (const pair of c.symbols ?? []) {
     SYMBOLS[(pair.charCodeAt(0) << 7) | pair.charCodeAt(1)] |= 1 << k;
   }
@@ -377,6 +531,9 @@ for (const pair of FOLDED_CLASSES[CHAT_TEMPLATE].symbols!) {
   SYMBOLS[(pair.charCodeAt(0) << 7) | pair.charCodeAt(1)] |= GLUED;
 }
 const LINE_WORD_REACH = 8;
+/** Classes whose word candidates need a confirming word, and how far it may be. */
+const CONFIRMED = FOLDED_CLASSES.reduce((m, c, k) => c.confirm ? m | (1 << k) : m, 0);
+const REACH = FOLDED_CLASSES.map((c) => c.confirm?.reach ?? 0);
 
 let scratch = new Uint8Array(0);
 /** The UTF-8 bytes of `text` in a reused buffer, and whether it is pure ASCII. */
@@ -387,39 +544,67 @@ function bytesOf(text: string): { bytes: Uint8Array; length: number; ascii: bool
 }
 const ENCODER = new TextEncoder();
 
-/** Candidate starts: (UTF-16 index, class mask) pairs, in a reused buffer. */
-let candidates = new Int32Array(1 << 12);
+/**
+ * Candidate starts: (UTF-16 index, word classes, other classes) triples, in order, and per
+ * class the starts of its confirming words, in reused buffers.
+ */
+let candidates = new Int32Array(3 << 10);
 let candidateCount = 0;
+const confirms = FOLDED_CLASSES.map(() => new Int32Array(256));
+const confirmCounts = new Int32Array(FOLDED_CLASSES.length);
 
-function addCandidate(at: number, mask: number): void {
+function addCandidate(at: number, words: number, others: number): void {
   let j = candidateCount;
-  // A line candidate starts before the word that opened it (at most 8 characters back, so
-  // past at most a few symbol candidates): keep the list in order.
-  while (j > 0 && candidates[j - 2] > at) j -= 2;
-  if (j > 0 && candidates[j - 2] === at) {
-    candidates[j - 1] |= mask;
+  if ((j === 0 || candidates[j - 3] < at) && j + 3 <= candidates.length) {
+    candidates[j] = at;
+    candidates[j + 1] = words;
+    candidates[j + 2] = others;
+    candidateCount = j + 3;
     return;
   }
-  if (candidateCount + 2 > candidates.length) {
+  // A line candidate starts before the word that opened it (at most 8 characters back, so
+  // past at most a few symbol candidates): keep the list in order.
+  while (j > 0 && candidates[j - 3] > at) j -= 3;
+  if (j > 0 && candidates[j - 3] === at) {
+    candidates[j - 2] |= words;
+    candidates[j - 1] |= others;
+    return;
+  }
+  if (candidateCount + 3 > candidates.length) {
     const grown = new Int32Array(candidates.length * 2);
     grown.set(candidates);
     candidates = grown;
   }
-  candidates.copyWithin(j + 2, j, candidateCount);
+  candidates.copyWithin(j + 3, j, candidateCount);
   candidates[j] = at;
-  candidates[j + 1] = mask;
-  candidateCount += 2;
+  candidates[j + 1] = words;
+  candidates[j + 2] = others;
+  candidateCount += 3;
 }
 
-/** At the end of a word whose hash is `h`: its candidates. */
+function addConfirm(at: number, mask: number): void {
+  for (let k = 0; mask !== 0; k++, mask >>>= 1) {
+    if ((mask & 1) === 0) continue;
+    let list = confirms[k];
+    if (confirmCounts[k] === list.length) {
+      const grown = new Int32Array(list.length * 2);
+      grown.set(list);
+      confirms[k] = list = grown;
+    }
+    list[confirmCounts[k]++] = at;
+  }
+}
+
+/** At the end of a word whose hash is `h`: its candidates and confirmations. */
 function endWord(h: number, start: number, lineStart: number, lineHead: boolean): void {
   const key = h | 1;
   let j = key & (TABLE_SIZE - 1);
   for (let k = TABLE_KEYS[j]; k !== 0; k = TABLE_KEYS[j = (j + 1) & (TABLE_SIZE - 1)]) {
     if (k !== key) continue;
-    if (TABLE_WORDS[j] !== 0) addCandidate(start, TABLE_WORDS[j]);
+    if (TABLE_CONFIRM[j] !== 0) addConfirm(start, TABLE_CONFIRM[j]);
+    if (TABLE_WORDS[j] !== 0) addCandidate(start, TABLE_WORDS[j], 0);
     if (lineHead && TABLE_LINES[j] !== 0 && start - lineStart <= LINE_WORD_REACH) {
-      addCandidate(lineStart, TABLE_LINES[j]);
+      addCandidate(lineStart, 0, TABLE_LINES[j]);
     }
     return;
   }
@@ -433,6 +618,7 @@ function endWord(h: number, start: number, lineStart: number, lineHead: boolean)
  */
 function gateCandidates(bytes: Uint8Array, length: number): void {
   candidateCount = 0;
+  confirmCounts.fill(0);
   // extra: UTF-8 bytes read so far beyond their UTF-16 units (index = byte index − extra).
   let extra = 0, lineStart = 0, lineHead = true;
   for (let i = 0; i < length; i++) {
@@ -459,7 +645,7 @@ function gateCandidates(bytes: Uint8Array, length: number): void {
         const pair = SYMBOLS[(c << 7) | (d < 0x80 ? WORD_CHAR[d] || d : 0)];
         if (pair !== 0) {
           const mask = glued ? pair & GLUED : pair & ~GLUED;
-          if (mask !== 0) addCandidate(i - extra, mask);
+          if (mask !== 0) addCandidate(i - extra, 0, mask);
         }
       }
       continue;
@@ -522,12 +708,12 @@ function excerptOf(line: string, column: number): string {
   return (from > 0 ? "…" : "") + cut + (from + MAX_EXCERPT < line.length ? "…" : "");
 }
 
-/** Counts invisible, bidi and tag characters. */
+/** Counts invisible, bidi and tag characters (by what removing them takes away, no match loop). */
 export function countInvisible(text: string): number {
-  let n = 0;
-  INVISIBLE.lastIndex = 0;
-  while (INVISIBLE.exec(text)) n++;
-  return n;
+  // INVISIBLE matches a tag character as its two UTF-16 units.
+  const units = text.length - text.replace(INVISIBLE, "").length;
+  const tags = text.includes("\udb40") ? (text.length - text.replace(TAGS, "").length) / 2 : 0;
+  return units - tags;
 }
 
 /** The level a risk falls in (`none` only when nothing was found). */
@@ -569,7 +755,11 @@ export function assessContent(parts: readonly AssessedText[]): ContentAssessment
     // ASCII; every other one is not).
     if (ascii ? text.includes("\x1b") : SPECIAL.test(text)) {
       invisible += countInvisible(text);
+      const tags = text.includes("\udb40");
+      const escapes = text.includes("\x1b") || text.includes("\x9b");
       for (const cls of RAW_CLASSES) {
+        // Tag characters all start with U+DB40, escape sequences with ESC or CSI.
+        if (cls.raw === TAGS ? !tags : cls.id === "ansi_escape" ? !escapes : ascii) continue;
         const re = cls.raw!;
         re.lastIndex = 0;
         let n = 0;
@@ -585,9 +775,21 @@ export function assessContent(parts: readonly AssessedText[]): ContentAssessment
     // did); a class that has its findings is not tried again, so a flood stops costing.
     gateCandidates(bytes, length);
     const glued: number[] = [];
-    for (let c = 0; c < candidateCount; c += 2) {
+    const next = new Int32Array(FOLDED_CLASSES.length);
+    for (let c = 0; c < candidateCount; c += 3) {
       const at = candidates[c];
-      let mask = candidates[c + 1];
+      let words = candidates[c + 1] & CONFIRMED;
+      // A word candidate of a class with confirming words is tried only if one starts within
+      // the class's reach (each class's list is read once, front to back, as `at` grows).
+      for (let k = 0, m = words; m !== 0; k++, m >>>= 1) {
+        if ((m & 1) === 0) continue;
+        const list = confirms[k], count = confirmCounts[k];
+        let n = next[k];
+        while (n < count && list[n] < at) n++;
+        next[k] = n;
+        if (n === count || list[n] > at + REACH[k]) words &= ~(1 << k);
+      }
+      let mask = words | (candidates[c + 1] & ~CONFIRMED) | candidates[c + 2];
       if (mask & GLUED) {
         GLUED_TOKENS.lastIndex = at;
         if (GLUED_TOKENS.test(hay)) glued.push(at);

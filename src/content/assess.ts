@@ -14,7 +14,7 @@
  */
 
 import { escapeControlCharacters } from "../contract/text.ts";
-import { BIDI, foldUncased, INVISIBLE, SPECIAL, TAGS } from "./fold.ts";
+import { BIDI, foldCounting, INVISIBLE, SPECIAL, TAGS } from "./fold.ts";
 
 /** Assessment levels, lowest first. */
 export const LEVELS = ["none", "low", "elevated", "high"] as const;
@@ -754,7 +754,6 @@ export function assessContent(parts: readonly AssessedText[]): ContentAssessment
     // The raw classes and the invisible count look for characters of SPECIAL only (ESC is
     // ASCII; every other one is not).
     if (ascii ? text.includes("\x1b") : SPECIAL.test(text)) {
-      invisible += countInvisible(text);
       const tags = text.includes("\udb40");
       const escapes = text.includes("\x1b") || text.includes("\x9b");
       for (const cls of RAW_CLASSES) {
@@ -768,7 +767,9 @@ export function assessContent(parts: readonly AssessedText[]): ContentAssessment
         }
       }
     }
-    const hay = foldUncased(text, ascii);
+    const folded = foldCounting(text, ascii);
+    const hay = folded.folded;
+    invisible += folded.invisible;
     if (hay !== text) ({ bytes, length } = bytesOf(hay));
     // The folded classes are tried where their gate opens, in order, each candidate start once
     // (the first class that matches there is recorded, as the single alternation before ADR-072

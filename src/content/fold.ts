@@ -114,8 +114,9 @@ export const SPECIAL =
 /**
  * A combining mark (or any high surrogate: a few marks are astral). NFKC of the whole text
  * would join an ASCII letter and a mark after it, where normalizing each non-ASCII run alone
- * (what the fold does: ASCII is a barrier) keeps the letter — so a text where a mark follows
- * an ASCII character is normalized run by run ({@linkcode nfkcRuns}). Built on first use from
+ * (what the fold does: ASCII is a barrier) keeps the letter; nothing composes with a following
+ * ASCII character, so that is the only place where the two differ ({@linkcode nfkc}). Built on
+ * first use from
  * the engine's own `\p{M}`, as a class of code units: without the `u` flag the engine scans
  * for it ~10× faster.
  */
@@ -135,14 +136,34 @@ function markPattern(): RegExp {
   return marks = new RegExp(`[${ranges}\\ud800-\\udbff]`, "g");
 }
 
-/** Whether a combining mark (see {@linkcode markPattern}) follows an ASCII character. */
-function markAfterAscii(text: string): boolean {
+/** Cuts beyond which {@linkcode nfkc} normalizes run by run instead of piece by piece. */
+const MAX_CUTS = 64;
+
+/**
+ * NFKC as the fold defines it (each non-ASCII run on its own). Where no combining mark follows
+ * an ASCII character that is NFKC of the whole text; a text is cut before each mark that does
+ * (the pieces then normalize to what the runs do), and one with many such marks (zalgo) is
+ * normalized run by run.
+ */
+function nfkc(text: string): string {
   const re = markPattern();
   re.lastIndex = 0;
+  const cuts: number[] = [];
   for (let m = re.exec(text); m; m = re.exec(text)) {
-    if (m.index > 0 && text.charCodeAt(m.index - 1) < 0x80) return true;
+    const at = m.index;
+    if (at === 0 || text.charCodeAt(at - 1) >= 0x80) continue;
+    // A high surrogate stands for any astral character: only an astral mark counts.
+    const c = text.charCodeAt(at);
+    if (c >= 0xd800 && c < 0xdc00 && !/^\p{M}/u.test(text.slice(at, at + 2))) continue;
+    if (cuts.push(at) > MAX_CUTS) return nfkcRuns(text);
   }
-  return false;
+  if (cuts.length === 0) return text.normalize("NFKC");
+  let out = "", last = 0;
+  for (const at of cuts) {
+    out += text.slice(last, at).normalize("NFKC");
+    last = at;
+  }
+  return out + text.slice(last).normalize("NFKC");
 }
 
 /** Per code unit: 0 not known yet, 1 a one-character run NFKC keeps, 2 one it changes. */
@@ -251,9 +272,7 @@ export function foldCounting(
     if (folded.includes("\x1b")) folded = folded.replace(ANSI, "");
   }
   // NFKC and the confusables touch only non-ASCII characters (ASCII is unchanged by both).
-  // NFKC of the whole text (one call) equals NFKC run by run unless an ASCII character could
-  // combine with the run after it: nothing composes with a following ASCII character.
-  folded = markAfterAscii(folded) ? nfkcRuns(folded) : folded.normalize("NFKC");
+  folded = nfkc(folded);
   return { folded: mapConfusables(folded), invisible };
 }
 

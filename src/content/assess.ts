@@ -519,11 +519,14 @@ const LINE_PREFIX = new Uint8Array(256);
 for (const ch of " \t#*>[<!-") LINE_PREFIX[ch.charCodeAt(0)] = 1;
 /** (first byte << 7 | lowercased second byte) → classes a symbol gate starts. */
 const SYMBOLS = new Int32Array(128 << 7);
+/** Byte → 1 if a symbol pair starts with it. */
+const SYMBOL_FIRST = new Uint8Array(128);
 FOLDED_CLASSES.forEach((c, k) => {
   for (const w of c.words ?? []) addWord(w, 1 << k, TABLE_WORDS);
   for (const w of c.lineWords ?? []) addWord(w, 1 << k, TABLE_LINES);
   for (const w of c.confirm?.words ?? []) addWord(w, 1 << k, TABLE_CONFIRM);
   for (const pair of c.symbols ?? []) {
+    SYMBOL_FIRST[pair.charCodeAt(0)] = 1;
     SYMBOLS[(pair.charCodeAt(0) << 7) | pair.charCodeAt(1)] |= 1 << k;
   }
 });
@@ -537,8 +540,19 @@ const CONFIRMED = FOLDED_CLASSES.reduce((m, c, k) => c.confirm ? m | (1 << k) : 
 const REACH = FOLDED_CLASSES.map((c) => c.confirm?.reach ?? 0);
 
 let scratch = new Uint8Array(0);
-/** The UTF-8 bytes of `text` in a reused buffer, and whether it is pure ASCII. */
-function bytesOf(text: string): { bytes: Uint8Array; length: number; ascii: boolean } {
+/**
+ * The UTF-8 bytes of `text` in a reused buffer, and whether it is pure ASCII. A non-ASCII
+ * character in the first 4 KiB settles that without encoding a text that will be folded (and
+ * encoded) anyway; for an ASCII text `encodeInto` is a copy.
+ */
+function bytesOf(
+  text: string,
+  folding = false,
+): { bytes: Uint8Array; length: number; ascii: boolean } {
+  // deno-lint-ignore no-control-regex
+  if (folding && /[^\x00-\x7f]/.test(text.slice(0, 4096))) {
+    return { bytes: scratch, length: 0, ascii: false };
+  }
   if (scratch.length < text.length * 3) scratch = new Uint8Array(text.length * 3);
   const { written } = ENCODER.encodeInto(text, scratch);
   return { bytes: scratch, length: written, ascii: written === text.length };
@@ -641,7 +655,7 @@ function gateCandidates(bytes: Uint8Array, length: number): void {
         lineStart = i + 1 - extra;
         lineHead = true;
       } else if (lineHead && LINE_PREFIX[c] === 0) lineHead = false;
-      if (i + 1 < length) {
+      if (SYMBOL_FIRST[c] === 1 && i + 1 < length) {
         const d = bytes[i + 1];
         const pair = SYMBOLS[(c << 7) | (d < 0x80 ? WORD_CHAR[d] || d : 0)];
         if (pair !== 0) {
@@ -751,7 +765,7 @@ export function assessContent(parts: readonly AssessedText[]): ContentAssessment
     };
     const full = (cls: SignalClass) =>
       (byClass.get(cls.id)?.length ?? 0) >= MAX_FINDINGS_PER_SIGNAL;
-    let { bytes, length, ascii } = bytesOf(text);
+    let { bytes, length, ascii } = bytesOf(text, true);
     // The raw classes and the invisible count look for characters of SPECIAL only (ESC is
     // ASCII; every other one is not).
     if (ascii ? text.includes("\x1b") : SPECIAL.test(text)) {
@@ -771,7 +785,7 @@ export function assessContent(parts: readonly AssessedText[]): ContentAssessment
     const folded = foldCounting(text, ascii);
     const hay = folded.folded;
     invisible += folded.invisible;
-    if (hay !== text) ({ bytes, length } = bytesOf(hay));
+    if (hay !== text || !ascii) ({ bytes, length } = bytesOf(hay));
     // The folded classes are tried where their gate opens, in order, each candidate start once
     // (the first class that matches there is recorded, as the single alternation before ADR-072
     // did); a class that has its findings is not tried again, so a flood stops costing.

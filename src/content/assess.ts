@@ -610,6 +610,15 @@ function addConfirm(at: number, mask: number): void {
   }
 }
 
+/** Buffers a flood grew are not kept for the next result (the common sizes are). */
+function releaseBuffers(): void {
+  if (scratch.length > 4 << 20) scratch = new Uint8Array(0);
+  if (candidates.length > 3 << 14) candidates = new Int32Array(3 << 10);
+  for (let k = 0; k < confirms.length; k++) {
+    if (confirms[k].length > 1 << 14) confirms[k] = new Int32Array(256);
+  }
+}
+
 /** At the end of a word whose hash is `h`: its candidates and confirmations. */
 function endWord(h: number, start: number, lineStart: number, lineHead: boolean): void {
   const key = h | 1;
@@ -836,6 +845,7 @@ export function assessContent(parts: readonly AssessedText[]): ContentAssessment
       record(FOLDED_CLASSES[CHAT_TEMPLATE], at, foldedStarts ??= lineStarts(hay));
     }
   }
+  releaseBuffers();
   let keep = 1;
   for (const cls of SIGNAL_CLASSES) if (byClass.has(cls.id)) keep *= 1 - cls.weight;
   const risk = Math.round((1 - keep) * 1000) / 1000;

@@ -139,13 +139,48 @@ function markPattern(): RegExp {
 /** Cuts beyond which {@linkcode nfkc} normalizes run by run instead of piece by piece. */
 const MAX_CUTS = 64;
 
+// deno-lint-ignore no-control-regex
+const NON_ASCII_RUN = /[^\x00-\x7f]+/g;
+
 /**
- * NFKC as the fold defines it (each non-ASCII run on its own). Where no combining mark follows
+ * NFKC as the fold defines it: each maximal non-ASCII run on its own. Run by run while runs are
+ * sparse (prose: a call per run, none for a one-character run NFKC keeps, is cheaper than
+ * normalizing the whole text); once they are dense (more than one per 64 characters, past 256)
+ * the rest goes to {@linkcode nfkcBulk}. Cutting before a run changes nothing, runs being
+ * independent.
+ */
+function nfkc(text: string): string {
+  const parts: string[] = [];
+  let last = 0, runs = 0;
+  NON_ASCII_RUN.lastIndex = 0;
+  for (let m = NON_ASCII_RUN.exec(text); m; m = NON_ASCII_RUN.exec(text)) {
+    if (++runs > 256 && runs * 64 > m.index) {
+      parts.push(text.slice(last, m.index), nfkcBulk(text.slice(m.index)));
+      return parts.join("");
+    }
+    const run = m[0];
+    if (run.length === 1) {
+      const c = run.charCodeAt(0);
+      if (KEPT_ALONE[c] === 0) KEPT_ALONE[c] = run.normalize("NFKC") === run ? 1 : 2;
+      if (KEPT_ALONE[c] === 1) continue;
+    }
+    const normalized = run.normalize("NFKC");
+    if (normalized === run) continue;
+    parts.push(text.slice(last, m.index), normalized);
+    last = m.index + run.length;
+  }
+  if (last === 0) return text;
+  parts.push(text.slice(last));
+  return parts.join("");
+}
+
+/**
+ * {@linkcode nfkc} for text dense with non-ASCII runs. Where no combining mark follows
  * an ASCII character that is NFKC of the whole text; a text is cut before each mark that does
  * (the pieces then normalize to what the runs do), and one with many such marks (zalgo) is
  * normalized run by run.
  */
-function nfkc(text: string): string {
+function nfkcBulk(text: string): string {
   const re = markPattern();
   re.lastIndex = 0;
   const cuts: number[] = [];

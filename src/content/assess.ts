@@ -14,7 +14,7 @@
  */
 
 import { escapeControlCharacters } from "../contract/text.ts";
-import { BIDI, foldCounting, INVISIBLE, SPECIAL, TAGS } from "./fold.ts";
+import { BIDI, foldCounting, SPECIAL, TAGS } from "./fold.ts";
 
 /** Assessment levels, lowest first. */
 export const LEVELS = ["none", "low", "elevated", "high"] as const;
@@ -741,14 +741,6 @@ function excerptOf(line: string, column: number): string {
   const piece = escapeControlCharacters(line.slice(from, from + MAX_EXCERPT));
   const cut = piece.length > MAX_EXCERPT ? piece.slice(0, MAX_EXCERPT) : piece;
   return (from > 0 ? "…" : "") + cut + (from + MAX_EXCERPT < line.length ? "…" : "");
-}
-
-/** Counts invisible, bidi and tag characters (by what removing them takes away, no match loop). */
-export function countInvisible(text: string): number {
-  // INVISIBLE matches a tag character as its two UTF-16 units.
-  const units = text.length - text.replace(INVISIBLE, "").length;
-  const tags = text.includes("\udb40") ? (text.length - text.replace(TAGS, "").length) / 2 : 0;
-  return units - tags;
 }
 
 /** The level a risk falls in (`none` only when nothing was found). */

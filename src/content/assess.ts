@@ -14,7 +14,7 @@
  */
 
 import { escapeControlCharacters } from "../contract/text.ts";
-import { BIDI, foldForAssessment, INVISIBLE, TAGS } from "./fold.ts";
+import { BIDI, foldCounting, SPECIAL, TAGS } from "./fold.ts";
 
 /** Assessment levels, lowest first. */
 export const LEVELS = ["none", "low", "elevated", "high"] as const;
@@ -58,6 +58,22 @@ export interface SignalClass {
   readonly folded?: RegExp;
   /** Global pattern over the raw text (characters folding removes). */
   readonly raw?: RegExp;
+  /**
+   * The gate of a folded class (ADR-072): every match of `folded` starts with one of these
+   * words (a whole word of `[a-z0-9_]`), or, for `lineWords`, starts a line that holds only
+   * `[ \t#*>[<!-]` (at most 8 of them) before that word, or, for `symbols`, starts with one of
+   * these two characters. The pattern is tried only where its gate opens.
+   */
+  readonly words?: readonly string[];
+  readonly lineWords?: readonly string[];
+  readonly symbols?: readonly string[];
+  /**
+   * A second gate for the candidates its `words` open: every match that starts with one of
+   * `words` holds one of these words too (it may be the first one), starting at most `reach`
+   * characters after the match. A word candidate without one is not tried, so a flood of a
+   * common gate word (`to`, `you`, `ignore`) costs the scan and nothing more.
+   */
+  readonly confirm?: { readonly reach: number; readonly words: readonly string[] };
 }
 
 const W = "[^.\\n]";
@@ -66,6 +82,25 @@ const W = "[^.\\n]";
 export const SIGNAL_CLASSES: readonly SignalClass[] = [
   {
     id: "instruction_override",
+    confirm: {
+      reach: 120,
+      words: [
+        "instruction",
+        "instructions",
+        "direction",
+        "directions",
+        "rules",
+        "prompt",
+        "prompts",
+        "guidelines",
+        "guardrails",
+        "constraints",
+        "directives",
+        "programming",
+        "orders",
+      ],
+    },
+    words: ["ignore", "disregard", "forget", "override", "bypass", "abandon", "discard", "skip"],
     description: "Tells the reader to ignore or replace its previous instructions.",
     weight: 0.6,
     folded: new RegExp(
@@ -75,6 +110,65 @@ export const SIGNAL_CLASSES: readonly SignalClass[] = [
   },
   {
     id: "assistant_address",
+    confirm: {
+      reach: 60,
+      words: [
+        "ai",
+        "ais",
+        "llm",
+        "llms",
+        "assistant",
+        "assistants",
+        "agent",
+        "agents",
+        "model",
+        "models",
+        "coder",
+        "coders",
+        "claude",
+        "chatgpt",
+        "gpt",
+        "copilot",
+        "gemini",
+        "cursor",
+        "language",
+        "languages",
+        "bot",
+        "bots",
+        "reading",
+        "processing",
+        "analysing",
+        "analyzing",
+        "reviewing",
+        "summarising",
+        "summarizing",
+        "parsing",
+        "scanning",
+      ],
+    },
+    words: [
+      "ai",
+      "ais",
+      "llm",
+      "llms",
+      "dear",
+      "attention",
+      "note",
+      "hey",
+      "hello",
+      "hi",
+      "to",
+      "for",
+      "language",
+      "languages",
+      "assistant",
+      "assistants",
+      "agent",
+      "agents",
+      "bot",
+      "bots",
+      "if",
+    ],
     description: "Addresses the AI assistant or model reading the text.",
     weight: 0.5,
     folded: new RegExp(
@@ -89,6 +183,24 @@ export const SIGNAL_CLASSES: readonly SignalClass[] = [
   },
   {
     id: "system_prompt_extraction",
+    confirm: { reach: 80, words: ["prompt", "instructions", "message", "guidelines", "rules"] },
+    words: [
+      "reveal",
+      "print",
+      "show",
+      "output",
+      "repeat",
+      "leak",
+      "display",
+      "dump",
+      "disclose",
+      "tell",
+      "share",
+      "recite",
+      "write",
+      "give",
+      "paste",
+    ],
     description: "Asks for the system prompt or hidden instructions.",
     weight: 0.6,
     folded: new RegExp(
@@ -98,6 +210,36 @@ export const SIGNAL_CLASSES: readonly SignalClass[] = [
   },
   {
     id: "role_switch",
+    confirm: {
+      reach: 40,
+      words: [
+        "now",
+        "unrestricted",
+        "unfiltered",
+        "jailbroken",
+        "evil",
+        "uncensored",
+        "mode",
+        "role",
+        "persona",
+        "identity",
+        "pretend",
+      ],
+    },
+    words: [
+      "you",
+      "from",
+      "act",
+      "behave",
+      "dan",
+      "god",
+      "jailbreak",
+      "unrestricted",
+      "developer",
+      "pretend",
+      "do",
+      "your",
+    ],
     description: "Tries to switch the reader's role or mode (you are now…, developer/DAN mode).",
     weight: 0.55,
     folded:
@@ -105,6 +247,24 @@ export const SIGNAL_CLASSES: readonly SignalClass[] = [
   },
   {
     id: "fake_instruction_header",
+    confirm: {
+      reach: 40,
+      words: ["instruction", "instructions", "directive", "directives", "orders"],
+    },
+    words: [
+      "new",
+      "updated",
+      "revised",
+      "important",
+      "additional",
+      "real",
+      "actual",
+      "hidden",
+      "secret",
+      "override",
+      "urgent",
+    ],
+    lineWords: ["system", "admin"],
     description: "A header that poses as new or system instructions.",
     weight: 0.55,
     folded:
@@ -112,6 +272,8 @@ export const SIGNAL_CLASSES: readonly SignalClass[] = [
   },
   {
     id: "chat_template",
+    lineWords: ["human", "assistant"],
+    symbols: ["<|", "[i", "[/", "<<", "<s", "</", "<e"],
     description: "Chat-template tokens or role lines that fake a conversation turn.",
     weight: 0.7,
     folded:
@@ -119,6 +281,46 @@ export const SIGNAL_CLASSES: readonly SignalClass[] = [
   },
   {
     id: "exfiltration",
+    confirm: {
+      reach: 120,
+      words: [
+        "http",
+        "https",
+        "api",
+        "keys",
+        "key",
+        "secret",
+        "secrets",
+        "token",
+        "tokens",
+        "credentials",
+        "password",
+        "passwords",
+        "env",
+        "ssh",
+        "environment",
+        "private",
+        "id_rsa",
+        "aws",
+      ],
+    },
+    words: [
+      "send",
+      "post",
+      "upload",
+      "exfiltrate",
+      "transmit",
+      "forward",
+      "leak",
+      "submit",
+      "email",
+      "beacon",
+      "share",
+      "include",
+      "paste",
+      "append",
+    ],
+    symbols: ["!["],
     description: "Asks to send data to a URL, or embeds an image URL that carries data out.",
     weight: 0.6,
     folded: new RegExp(
@@ -132,6 +334,8 @@ export const SIGNAL_CLASSES: readonly SignalClass[] = [
   },
   {
     id: "command_execution",
+    confirm: { reach: 240, words: ["sh", "bash", "zsh", "dash", "curl", "wget", "rf"] },
+    words: ["curl", "wget", "bash", "rm"],
     description: "Bait to run a downloaded script or a destructive command.",
     weight: 0.4,
     folded:
@@ -139,6 +343,11 @@ export const SIGNAL_CLASSES: readonly SignalClass[] = [
   },
   {
     id: "obfuscated_command",
+    confirm: {
+      reach: 90,
+      words: ["iwr", "invoke", "downloadstring", "e", "enc", "encodedcommand", "d", "decode"],
+    },
+    words: ["iex", "invoke", "powershell", "base64"],
     description: "A download-and-run or encoded command (PowerShell -enc, iex of a download).",
     weight: 0.6,
     folded:
@@ -146,6 +355,43 @@ export const SIGNAL_CLASSES: readonly SignalClass[] = [
   },
   {
     id: "authority_claim",
+    confirm: {
+      reach: 50,
+      words: [
+        "overrides",
+        "supersedes",
+        "precedence",
+        "priority",
+        "anthropic",
+        "openai",
+        "google",
+        "developer",
+        "developers",
+        "administrator",
+        "administrators",
+        "system",
+        "security",
+        "owner",
+        "creator",
+        "operator",
+        "official",
+      ],
+    },
+    words: [
+      "this",
+      "take",
+      "takes",
+      "highest",
+      "top",
+      "maximum",
+      "authorized",
+      "approved",
+      "sanctioned",
+      "mandated",
+      "issued",
+      "official",
+      "i",
+    ],
     description: "Claims authority over the reader's instructions.",
     weight: 0.55,
     folded:
@@ -153,6 +399,29 @@ export const SIGNAL_CLASSES: readonly SignalClass[] = [
   },
   {
     id: "concealment",
+    confirm: {
+      reach: 80,
+      words: [
+        "user",
+        "human",
+        "developer",
+        "anyone",
+        "operator",
+        "them",
+        "run",
+        "execute",
+        "send",
+        "delete",
+        "modify",
+        "exfiltrate",
+        "upload",
+        "install",
+        "secret",
+        "hidden",
+        "private",
+      ],
+    },
+    words: ["do", "don", "dont", "never", "without", "keep", "hide", "silently"],
     description: "Asks to hide an action or this text from the user.",
     weight: 0.55,
     folded: new RegExp(
@@ -167,6 +436,7 @@ export const SIGNAL_CLASSES: readonly SignalClass[] = [
   },
   {
     id: "tool_call_payload",
+    symbols: ['"j', '"m', "</", "<f", "<i", "<t", "<a", '"t', '"f', "<|"],
     description: "A fake tool call or JSON-RPC message.",
     weight: 0.55,
     folded:
@@ -201,20 +471,224 @@ export const SIGNAL_CLASSES: readonly SignalClass[] = [
 
 const RAW_CLASSES = SIGNAL_CLASSES.filter((c) => c.raw);
 const FOLDED_CLASSES = SIGNAL_CLASSES.filter((c) => c.folded);
+const CHAT_TEMPLATE = FOLDED_CLASSES.findIndex((c) => c.id === "chat_template");
 /**
- * Every folded class as one capture group of one alternation (multiline, for role lines). The
- * leading look-behind changes nothing for the alternatives that start at a word boundary (`\b`
- * or `^`) and makes the scan several times faster, since no attempt starts inside a word; the
- * few that start with a symbol (`<|im_start|>`) may then not follow a letter, so chat-template
- * tokens glued to a word are found by {@linkcode GLUED_TOKENS} instead.
+ * Each folded class as a sticky, case-insensitive pattern (the gate scan reads the folded copy
+ * before lowercasing; `i` on an ASCII pattern is the same as lowercasing the text, since no
+ * non-ASCII character matches an ASCII one without `u`). The look-behind is what the single
+ * alternation before ADR-072 had: no attempt starts inside a word, so chat-template tokens glued
+ * to a word are found by {@linkcode GLUED_TOKENS} instead.
  */
-const FOLDED = new RegExp(
-  `(?<![a-z0-9_])(?:${FOLDED_CLASSES.map((c) => `(${c.folded!.source})`).join("|")})`,
-  "gm",
+const STICKY = FOLDED_CLASSES.map((c) =>
+  new RegExp(`(?<![a-z0-9_])(?:${c.folded!.source})`, `iy${c.folded!.multiline ? "m" : ""}`)
 );
-const CHAT_TEMPLATE = SIGNAL_CLASSES.find((c) => c.id === "chat_template")!;
 const GLUED_TOKENS =
-  /(?<=[a-z0-9_])(?:<\|[a-z_]{2,20}\|>|\[\/?inst\]|<<\/?sys>>|<\/?(?:start|end)_of_turn>)/g;
+  /(?<=[a-z0-9_])(?:<\|[a-z_]{2,20}\|>|\[\/?inst\]|<<\/?sys>>|<\/?(?:start|end)_of_turn>)/iy;
+/** Bit of chat_template's glued tokens in a symbol gate's mask (above every class's bit). */
+const GLUED = 1 << FOLDED_CLASSES.length;
+
+// The gate tables. A word is hashed as it is read (lowercase code units, `h = (h * 31 + c) & HASH_MASK`); the
+// table maps a hash to the classes the word starts (`words`) and starts at a line's head
+// (`lineWords`). A hash that collides only costs a pattern attempt.
+const TABLE_SIZE = 1024;
+const HASH_MASK = 0xfffffff;
+const TABLE_KEYS = new Int32Array(TABLE_SIZE);
+const TABLE_WORDS = new Int32Array(TABLE_SIZE);
+const TABLE_LINES = new Int32Array(TABLE_SIZE);
+const TABLE_CONFIRM = new Int32Array(TABLE_SIZE);
+function wordHash(word: string): number {
+  let h = 0;
+  for (let i = 0; i < word.length; i++) h = (h * 31 + word.charCodeAt(i)) & HASH_MASK;
+  return h | 1;
+}
+function addWord(word: string, mask: number, table: Int32Array): void {
+  const key = wordHash(word);
+  let j = key & (TABLE_SIZE - 1);
+  while (TABLE_KEYS[j] !== 0 && TABLE_KEYS[j] !== key) j = (j + 1) & (TABLE_SIZE - 1);
+  TABLE_KEYS[j] = key;
+  table[j] |= mask;
+}
+/** Byte → lowercase ASCII word character, or 0. */
+const WORD_CHAR = new Int32Array(256);
+for (let c = 0; c < 128; c++) {
+  const ch = String.fromCharCode(c).toLowerCase();
+  if (/[a-z0-9_]/.test(ch)) WORD_CHAR[c] = ch.charCodeAt(0);
+}
+/** Byte → 1 if it may stand before a line word (`[ \t#*>[<!-]`). */
+const LINE_PREFIX = new Uint8Array(256);
+for (const ch of " \t#*>[<!-") LINE_PREFIX[ch.charCodeAt(0)] = 1;
+/** (first byte << 7 | lowercased second byte) → classes a symbol gate starts. */
+const SYMBOLS = new Int32Array(128 << 7);
+/** Byte → 1 if a symbol pair starts with it. */
+const SYMBOL_FIRST = new Uint8Array(128);
+FOLDED_CLASSES.forEach((c, k) => {
+  for (const w of c.words ?? []) addWord(w, 1 << k, TABLE_WORDS);
+  for (const w of c.lineWords ?? []) addWord(w, 1 << k, TABLE_LINES);
+  for (const w of c.confirm?.words ?? []) addWord(w, 1 << k, TABLE_CONFIRM);
+  for (const pair of c.symbols ?? []) {
+    SYMBOL_FIRST[pair.charCodeAt(0)] = 1;
+    SYMBOLS[(pair.charCodeAt(0) << 7) | pair.charCodeAt(1)] |= 1 << k;
+  }
+});
+// The glued tokens start with `<|`, `[i`, `[/`, `<<`, `</`, `<s`, `<e` (and follow a word).
+for (const pair of FOLDED_CLASSES[CHAT_TEMPLATE].symbols!) {
+  SYMBOLS[(pair.charCodeAt(0) << 7) | pair.charCodeAt(1)] |= GLUED;
+}
+const LINE_WORD_REACH = 8;
+/** Classes whose word candidates need a confirming word, and how far it may be. */
+const CONFIRMED = FOLDED_CLASSES.reduce((m, c, k) => c.confirm ? m | (1 << k) : m, 0);
+const REACH = FOLDED_CLASSES.map((c) => c.confirm?.reach ?? 0);
+
+let scratch = new Uint8Array(0);
+/**
+ * The UTF-8 bytes of `text` in a reused buffer, and whether it is pure ASCII. A non-ASCII
+ * character in the first 4 KiB settles that without encoding a text that will be folded (and
+ * encoded) anyway; for an ASCII text `encodeInto` is a copy.
+ */
+function bytesOf(
+  text: string,
+  folding = false,
+): { bytes: Uint8Array; length: number; ascii: boolean } {
+  // deno-lint-ignore no-control-regex
+  if (folding && /[^\x00-\x7f]/.test(text.slice(0, 4096))) {
+    return { bytes: scratch, length: 0, ascii: false };
+  }
+  if (scratch.length < text.length * 3) scratch = new Uint8Array(text.length * 3);
+  const { written } = ENCODER.encodeInto(text, scratch);
+  return { bytes: scratch, length: written, ascii: written === text.length };
+}
+const ENCODER = new TextEncoder();
+
+/**
+ * Candidate starts: (UTF-16 index, word classes, other classes) triples, in order, and per
+ * class the starts of its confirming words, in reused buffers.
+ */
+let candidates = new Int32Array(3 << 10);
+let candidateCount = 0;
+const confirms = FOLDED_CLASSES.map(() => new Int32Array(256));
+const confirmCounts = new Int32Array(FOLDED_CLASSES.length);
+
+function addCandidate(at: number, words: number, others: number): void {
+  let j = candidateCount;
+  if ((j === 0 || candidates[j - 3] < at) && j + 3 <= candidates.length) {
+    candidates[j] = at;
+    candidates[j + 1] = words;
+    candidates[j + 2] = others;
+    candidateCount = j + 3;
+    return;
+  }
+  // A line candidate starts before the word that opened it (at most 8 characters back, so
+  // past at most a few symbol candidates): keep the list in order.
+  while (j > 0 && candidates[j - 3] > at) j -= 3;
+  if (j > 0 && candidates[j - 3] === at) {
+    candidates[j - 2] |= words;
+    candidates[j - 1] |= others;
+    return;
+  }
+  if (candidateCount + 3 > candidates.length) {
+    const grown = new Int32Array(candidates.length * 2);
+    grown.set(candidates);
+    candidates = grown;
+  }
+  candidates.copyWithin(j + 3, j, candidateCount);
+  candidates[j] = at;
+  candidates[j + 1] = words;
+  candidates[j + 2] = others;
+  candidateCount += 3;
+}
+
+function addConfirm(at: number, mask: number): void {
+  for (let k = 0; mask !== 0; k++, mask >>>= 1) {
+    if ((mask & 1) === 0) continue;
+    let list = confirms[k];
+    if (confirmCounts[k] === list.length) {
+      const grown = new Int32Array(list.length * 2);
+      grown.set(list);
+      confirms[k] = list = grown;
+    }
+    list[confirmCounts[k]++] = at;
+  }
+}
+
+/** Buffers a flood grew are not kept for the next result (the common sizes are). */
+function releaseBuffers(): void {
+  if (scratch.length > 4 << 20) scratch = new Uint8Array(0);
+  if (candidates.length > 3 << 14) candidates = new Int32Array(3 << 10);
+  for (let k = 0; k < confirms.length; k++) {
+    if (confirms[k].length > 1 << 14) confirms[k] = new Int32Array(256);
+  }
+}
+
+/** At the end of a word whose hash is `h`: its candidates and confirmations. */
+function endWord(h: number, start: number, lineStart: number, lineHead: boolean): void {
+  const key = h | 1;
+  let j = key & (TABLE_SIZE - 1);
+  for (let k = TABLE_KEYS[j]; k !== 0; k = TABLE_KEYS[j = (j + 1) & (TABLE_SIZE - 1)]) {
+    if (k !== key) continue;
+    if (TABLE_CONFIRM[j] !== 0) addConfirm(start, TABLE_CONFIRM[j]);
+    if (TABLE_WORDS[j] !== 0) addCandidate(start, TABLE_WORDS[j], 0);
+    if (lineHead && TABLE_LINES[j] !== 0 && start - lineStart <= LINE_WORD_REACH) {
+      addCandidate(lineStart, 0, TABLE_LINES[j]);
+    }
+    return;
+  }
+}
+
+/**
+ * Fills `candidates` with the candidate starts in the folded copy, in order. One pass over its
+ * UTF-8 bytes: at the end of each word, the word's classes (at its start), and at a line's
+ * first word after at most 8 prefix characters, that word's line classes (at the line's
+ * start); at each symbol pair, its classes.
+ */
+function gateCandidates(bytes: Uint8Array, length: number): void {
+  candidateCount = 0;
+  confirmCounts.fill(0);
+  // extra: UTF-8 bytes read so far beyond their UTF-16 units (index = byte index − extra).
+  let extra = 0, lineStart = 0, lineHead = true;
+  for (let i = 0; i < length; i++) {
+    // A word (two loops, words and the rest, run several times faster than one).
+    const from = i;
+    let h = 0;
+    for (let w = WORD_CHAR[bytes[i]]; w !== 0 && i < length; w = WORD_CHAR[bytes[++i]]) {
+      h = (h * 31 + w) & HASH_MASK;
+    }
+    const glued = i > from;
+    if (glued) {
+      endWord(h, from - extra, lineStart, lineHead);
+      lineHead = false;
+      if (i >= length) break;
+    }
+    const c = bytes[i];
+    if (c < 0x80) {
+      if (c === 10 || c === 13) {
+        lineStart = i + 1 - extra;
+        lineHead = true;
+      } else if (lineHead && LINE_PREFIX[c] === 0) lineHead = false;
+      if (SYMBOL_FIRST[c] === 1 && i + 1 < length) {
+        const d = bytes[i + 1];
+        const pair = SYMBOLS[(c << 7) | (d < 0x80 ? WORD_CHAR[d] || d : 0)];
+        if (pair !== 0) {
+          const mask = glued ? pair & GLUED : pair & ~GLUED;
+          if (mask !== 0) addCandidate(i - extra, 0, mask);
+        }
+      }
+      continue;
+    }
+    // Non-ASCII: continuation bytes add no UTF-16 unit; a 4-byte sequence is two units.
+    if ((c & 0xc0) === 0x80) extra++;
+    else {
+      if (c >= 0xf0) extra--;
+      lineHead = false;
+      // U+2028 and U+2029 (E2 80 A8/A9) end a line for `^` too.
+      if (c === 0xe2 && bytes[i + 1] === 0x80 && (bytes[i + 2] === 0xa8 || bytes[i + 2] === 0xa9)) {
+        i += 2;
+        extra += 2;
+        lineStart = i + 1 - extra;
+        lineHead = true;
+      }
+    }
+  }
+}
 
 /** Untrusted text to assess: the text and the source line number of each of its lines. */
 export interface AssessedText {
@@ -223,15 +697,26 @@ export interface AssessedText {
   readonly numbered?: boolean;
 }
 
-/** Splits numbered text into plain text and the line numbers. */
-function unnumber(text: string): { text: string; lines: number[] } {
-  const lines: number[] = [];
-  const bodies = text.split("\n").map((line, i) => {
-    const m = /^ {0,12}(\d{1,10})\t/.exec(line);
-    lines.push(m ? Number(m[1]) : i + 1);
-    return m ? line.slice(m[0].length) : line;
-  });
-  return { text: bodies.join("\n"), lines };
+/** A line-number prefix of `read_file`, after the newline that ends the line before. */
+const NUMBER_PREFIX = /\n {0,12}\d{1,10}\t/g;
+
+/**
+ * Splits numbered text into plain text and a lookup of each line's number (its prefix, or its
+ * 1-based index when it has none). The prefixes go in one replace; a number is parsed only for
+ * a line that holds a finding.
+ */
+function unnumber(text: string): { text: string; lineNumber: (line: number) => number } {
+  let starts: number[] | undefined;
+  const lineNumber = (line: number) => {
+    starts ??= lineStarts(text);
+    const m = /^ {0,12}(\d{1,10})\t/.exec(
+      text.slice(starts[line] ?? text.length, starts[line] + 24),
+    );
+    return m ? Number(m[1]) : line + 1;
+  };
+  // A newline in front makes the first line's prefix look like the others (a scan led by a
+  // literal newline is several times faster than a look-behind at every position).
+  return { text: ("\n" + text).replace(NUMBER_PREFIX, "\n").slice(1), lineNumber };
 }
 
 /** Line starts of `text` (index of each line's first character). */
@@ -258,14 +743,6 @@ function excerptOf(line: string, column: number): string {
   return (from > 0 ? "…" : "") + cut + (from + MAX_EXCERPT < line.length ? "…" : "");
 }
 
-/** Counts invisible, bidi and tag characters. */
-export function countInvisible(text: string): number {
-  let n = 0;
-  INVISIBLE.lastIndex = 0;
-  while (INVISIBLE.exec(text)) n++;
-  return n;
-}
-
 /** The level a risk falls in (`none` only when nothing was found). */
 export function levelOf(risk: number, found: boolean): Level {
   if (!found) return "none";
@@ -277,14 +754,13 @@ export function assessContent(parts: readonly AssessedText[]): ContentAssessment
   const byClass = new Map<string, Signal[]>();
   let invisible = 0;
   for (const part of parts) {
-    const { text, lines } = part.numbered
+    const { text, lineNumber } = part.numbered
       ? unnumber(part.text)
-      : { text: part.text, lines: undefined };
-    invisible += countInvisible(text);
+      : { text: part.text, lineNumber: undefined };
     // Line starts are computed only once something is found (most texts have no signal).
     let rawStarts: number[] | undefined;
     let foldedStarts: number[] | undefined;
-    const record = (cls: SignalClass, index: number, starts: number[], hay: string) => {
+    const record = (cls: SignalClass, index: number, starts: number[]) => {
       const found = byClass.get(cls.id) ?? [];
       if (found.length >= MAX_FINDINGS_PER_SIGNAL) return;
       const line = lineAt(starts, index);
@@ -294,36 +770,74 @@ export function assessContent(parts: readonly AssessedText[]): ContentAssessment
       found.push({
         id: cls.id,
         description: cls.description,
-        line: lines ? lines[line] ?? line + 1 : line + 1,
+        line: lineNumber ? lineNumber(line) : line + 1,
         excerpt: excerptOf(text.slice(from, nl < 0 ? text.length : nl), index - starts[line]),
       });
       byClass.set(cls.id, found);
-      void hay;
     };
-    for (const cls of RAW_CLASSES) {
-      const re = cls.raw!;
-      re.lastIndex = 0;
-      let n = 0;
-      for (let m = re.exec(text); m && n < MAX_FINDINGS_PER_SIGNAL; m = re.exec(text), n++) {
-        record(cls, m.index, rawStarts ??= lineStarts(text), text);
+    const full = (cls: SignalClass) =>
+      (byClass.get(cls.id)?.length ?? 0) >= MAX_FINDINGS_PER_SIGNAL;
+    let { bytes, length, ascii } = bytesOf(text, true);
+    // The raw classes and the invisible count look for characters of SPECIAL only (ESC is
+    // ASCII; every other one is not).
+    if (ascii ? text.includes("\x1b") : SPECIAL.test(text)) {
+      const tags = text.includes("\udb40");
+      const escapes = text.includes("\x1b") || text.includes("\x9b");
+      for (const cls of RAW_CLASSES) {
+        // Tag characters all start with U+DB40, escape sequences with ESC or CSI.
+        if (cls.raw === TAGS ? !tags : cls.id === "ansi_escape" ? !escapes : ascii) continue;
+        const re = cls.raw!;
+        re.lastIndex = 0;
+        let n = 0;
+        for (let m = re.exec(text); m && n < MAX_FINDINGS_PER_SIGNAL; m = re.exec(text), n++) {
+          record(cls, m.index, rawStarts ??= lineStarts(text));
+        }
       }
     }
-    // The folded classes run as one alternation: one pass over the copy, whatever their number.
-    // After a find the scan resumes one character on, so a match of another class that starts
-    // inside it is still found.
-    const hay = foldForAssessment(text);
-    FOLDED.lastIndex = 0;
-    for (let m = FOLDED.exec(hay); m; m = FOLDED.exec(hay)) {
-      const k = FOLDED_CLASSES.findIndex((_, i) => m![i + 1] !== undefined);
-      foldedStarts ??= lineStarts(hay);
-      if (k >= 0) record(FOLDED_CLASSES[k], m.index, foldedStarts, hay);
-      FOLDED.lastIndex = m.index + 1;
+    const folded = foldCounting(text, ascii);
+    const hay = folded.folded;
+    invisible += folded.invisible;
+    if (hay !== text || !ascii) ({ bytes, length } = bytesOf(hay));
+    // The folded classes are tried where their gate opens, in order, each candidate start once
+    // (the first class that matches there is recorded, as the single alternation before ADR-072
+    // did); a class that has its findings is not tried again, so a flood stops costing.
+    gateCandidates(bytes, length);
+    const glued: number[] = [];
+    const next = new Int32Array(FOLDED_CLASSES.length);
+    for (let c = 0; c < candidateCount; c += 3) {
+      const at = candidates[c];
+      let words = candidates[c + 1] & CONFIRMED;
+      // A word candidate of a class with confirming words is tried only if one starts within
+      // the class's reach (each class's list is read once, front to back, as `at` grows).
+      for (let k = 0, m = words; m !== 0; k++, m >>>= 1) {
+        if ((m & 1) === 0) continue;
+        const list = confirms[k], count = confirmCounts[k];
+        let n = next[k];
+        while (n < count && list[n] < at) n++;
+        next[k] = n;
+        if (n === count || list[n] > at + REACH[k]) words &= ~(1 << k);
+      }
+      let mask = words | (candidates[c + 1] & ~CONFIRMED) | candidates[c + 2];
+      if (mask & GLUED) {
+        GLUED_TOKENS.lastIndex = at;
+        if (GLUED_TOKENS.test(hay)) glued.push(at);
+        mask &= ~GLUED;
+      }
+      for (let k = 0; mask !== 0; k++, mask >>>= 1) {
+        if ((mask & 1) === 0 || full(FOLDED_CLASSES[k])) continue;
+        const re = STICKY[k];
+        re.lastIndex = at;
+        if (re.test(hay)) {
+          record(FOLDED_CLASSES[k], at, foldedStarts ??= lineStarts(hay));
+          break;
+        }
+      }
     }
-    GLUED_TOKENS.lastIndex = 0;
-    for (let m = GLUED_TOKENS.exec(hay); m; m = GLUED_TOKENS.exec(hay)) {
-      record(CHAT_TEMPLATE, m.index, foldedStarts ??= lineStarts(hay), hay);
+    for (const at of glued) {
+      record(FOLDED_CLASSES[CHAT_TEMPLATE], at, foldedStarts ??= lineStarts(hay));
     }
   }
+  releaseBuffers();
   let keep = 1;
   for (const cls of SIGNAL_CLASSES) if (byClass.has(cls.id)) keep *= 1 - cls.weight;
   const risk = Math.round((1 - keep) * 1000) / 1000;

@@ -12,6 +12,10 @@
 export const INVISIBLE =
   /[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]|\udb40[\udc00-\udc7f]/g;
 
+/** {@linkcode INVISIBLE} but tag characters, as one class (once tags are decoded). */
+const INVISIBLE_UNITS =
+  /[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]/g;
+
 /** Bidirectional embedding, override and isolate controls (Trojan Source). */
 export const BIDI = /[\u202a-\u202e\u2066-\u2069]/g;
 
@@ -21,9 +25,6 @@ export const TAGS = /\udb40[\udc00-\udc7f]/g;
 /** Terminal escape sequences (CSI and OSC), removed so they cannot split a word. */
 // deno-lint-ignore no-control-regex
 const ANSI = /\x1b\[[0-9;?]{0,20}[@-~]|\x1b\][^\x07\x1b\n]{0,200}(?:\x07|\x1b\\)?/g;
-
-// deno-lint-ignore no-control-regex
-const NON_ASCII_RUN = /[^\x00-\x7f]+/g;
 
 /** Latin look-alikes from Cyrillic and Greek (the confusables an attacker uses to dodge words). */
 const CONFUSABLES: Record<string, string> = {
@@ -99,23 +100,224 @@ const CONFUSABLES: Record<string, string> = {
 };
 const CONFUSABLE_CHARS = new RegExp(`[${Object.keys(CONFUSABLES).join("")}]`, "g");
 
+/**
+ * Everything but NFKC and the confusables that folding acts on (invisible, bidi and tag
+ * characters, escape sequences): a text with none of these skips those passes, and the raw
+ * signals that look for them (`assess.ts`). One character class (a tag character is matched by
+ * its high surrogate, U+DB40), which the regex engine scans for several times faster than an
+ * alternation.
+ */
+export const SPECIAL =
+  // deno-lint-ignore no-control-regex
+  /[\x1b\x9b\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\udb40]/;
+
+/**
+ * A combining mark (or any high surrogate: a few marks are astral). NFKC of the whole text
+ * would join an ASCII letter and a mark after it, where normalizing each non-ASCII run alone
+ * (what the fold does: ASCII is a barrier) keeps the letter; nothing composes with a following
+ * ASCII character, so that is the only place where the two differ ({@linkcode nfkc}). Built on
+ * first use from
+ * the engine's own `\p{M}`, as a class of code units: without the `u` flag the engine scans
+ * for it ~10× faster.
+ */
+let marks: RegExp | undefined;
+function markPattern(): RegExp {
+  if (marks) return marks;
+  const hex = (c: number) => `\\u${c.toString(16).padStart(4, "0")}`;
+  let ranges = "";
+  for (const [from, to] of [[0x80, 0xd800], [0xe000, 0x10000]]) {
+    const units = new Uint16Array(to - from);
+    for (let i = 0; i < units.length; i++) units[i] = from + i;
+    for (const m of UTF16.decode(units).matchAll(/\p{M}+/gu)) {
+      const first = m[0].charCodeAt(0), last = m[0].charCodeAt(m[0].length - 1);
+      ranges += first === last ? hex(first) : `${hex(first)}-${hex(last)}`;
+    }
+  }
+  return marks = new RegExp(`[${ranges}\\ud800-\\udbff]`, "g");
+}
+
+/** Cuts beyond which {@linkcode nfkc} normalizes run by run instead of piece by piece. */
+const MAX_CUTS = 64;
+
+// deno-lint-ignore no-control-regex
+const NON_ASCII_RUN = /[^\x00-\x7f]+/g;
+
+/**
+ * NFKC as the fold defines it: each maximal non-ASCII run on its own. Run by run while runs are
+ * sparse (prose: a call per run, none for a one-character run NFKC keeps, is cheaper than
+ * normalizing the whole text); once they are dense (more than one per 64 characters, past 256)
+ * the rest goes to {@linkcode nfkcBulk}. Cutting before a run changes nothing, runs being
+ * independent.
+ */
+function nfkc(text: string): string {
+  const parts: string[] = [];
+  let last = 0, runs = 0;
+  NON_ASCII_RUN.lastIndex = 0;
+  for (let m = NON_ASCII_RUN.exec(text); m; m = NON_ASCII_RUN.exec(text)) {
+    if (++runs > 256 && runs * 64 > m.index) {
+      parts.push(text.slice(last, m.index), nfkcBulk(text.slice(m.index)));
+      return parts.join("");
+    }
+    const run = m[0];
+    if (run.length === 1) {
+      const c = run.charCodeAt(0);
+      if (KEPT_ALONE[c] === 0) KEPT_ALONE[c] = run.normalize("NFKC") === run ? 1 : 2;
+      if (KEPT_ALONE[c] === 1) continue;
+    }
+    const normalized = run.normalize("NFKC");
+    if (normalized === run) continue;
+    parts.push(text.slice(last, m.index), normalized);
+    last = m.index + run.length;
+  }
+  if (last === 0) return text;
+  parts.push(text.slice(last));
+  return parts.join("");
+}
+
+/**
+ * {@linkcode nfkc} for text dense with non-ASCII runs. Where no combining mark follows
+ * an ASCII character that is NFKC of the whole text; a text is cut before each mark that does
+ * (the pieces then normalize to what the runs do), and one with many such marks (zalgo) is
+ * normalized run by run.
+ */
+function nfkcBulk(text: string): string {
+  const re = markPattern();
+  re.lastIndex = 0;
+  const cuts: number[] = [];
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    const at = m.index;
+    if (at === 0 || text.charCodeAt(at - 1) >= 0x80) continue;
+    // A high surrogate stands for any astral character: only an astral mark counts.
+    const c = text.charCodeAt(at);
+    if (c >= 0xd800 && c < 0xdc00 && !/^\p{M}/u.test(text.slice(at, at + 2))) continue;
+    if (cuts.push(at) > MAX_CUTS) return nfkcRuns(text);
+  }
+  if (cuts.length === 0) return text.normalize("NFKC");
+  let out = "", last = 0;
+  for (const at of cuts) {
+    out += text.slice(last, at).normalize("NFKC");
+    last = at;
+  }
+  return out + text.slice(last).normalize("NFKC");
+}
+
+/** Per code unit: 0 not known yet, 1 a one-character run NFKC keeps, 2 one it changes. */
+const KEPT_ALONE = new Uint8Array(0x10000);
+
+/**
+ * NFKC of each maximal non-ASCII run on its own (ASCII is unchanged by NFKC and is a barrier
+ * here). A run of one code unit — most of them in prose and in look-alike floods — is looked up
+ * in {@linkcode KEPT_ALONE} instead of being normalized.
+ */
+function nfkcRuns(text: string): string {
+  const parts: string[] = [];
+  let last = 0;
+  for (let i = 0; i < text.length; i++) {
+    if (text.charCodeAt(i) < 0x80) continue;
+    const start = i;
+    while (i + 1 < text.length && text.charCodeAt(i + 1) >= 0x80) i++;
+    if (i === start) {
+      const c = text.charCodeAt(i);
+      if (KEPT_ALONE[c] === 0) {
+        const ch = String.fromCharCode(c);
+        KEPT_ALONE[c] = ch.normalize("NFKC") === ch ? 1 : 2;
+      }
+      if (KEPT_ALONE[c] === 1) continue;
+    }
+    const run = text.slice(start, i + 1);
+    const normalized = run.normalize("NFKC");
+    if (normalized === run) continue;
+    parts.push(text.slice(last, start), normalized);
+    last = i + 1;
+  }
+  if (last === 0) return text;
+  parts.push(text.slice(last));
+  return parts.join("");
+}
+
+/** Confusable → Latin letter, by UTF-16 code unit (0: not a confusable). */
+const CONFUSABLE_CODES = new Uint16Array(0x10000);
+for (const [from, to] of Object.entries(CONFUSABLES)) {
+  CONFUSABLE_CODES[from.charCodeAt(0)] = to.charCodeAt(0);
+}
+const UTF16 = new TextDecoder("utf-16le");
+
+/**
+ * `text` with every confusable replaced by its Latin letter: piece by piece while they are
+ * few, then the rest in one pass over the code units (a callback per character would cost
+ * ~0.2 µs each on a text full of them).
+ */
+function mapConfusables(text: string): string {
+  CONFUSABLE_CHARS.lastIndex = 0;
+  let out = "", last = 0;
+  for (let n = 0; n < 64; n++) {
+    const m = CONFUSABLE_CHARS.exec(text);
+    if (!m) return out + text.slice(last);
+    out += text.slice(last, m.index) + CONFUSABLES[m[0]];
+    last = m.index + 1;
+  }
+  return out + mapCodeUnits(text.slice(last));
+}
+
+function mapCodeUnits(text: string): string {
+  const out = new Uint16Array(text.length);
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    const to = CONFUSABLE_CODES[c];
+    out[i] = to === 0 ? c : to;
+  }
+  return UTF16.decode(out);
+}
+
+/**
+ * The folded copy of `text` before lowercasing (the assessment matches it case-insensitively;
+ * `foldForAssessment` lowercases it). For a pure-ASCII text only escape sequences are removed.
+ * Otherwise each pass runs only where it can change something: the invisible, tag and escape
+ * passes only when {@linkcode SPECIAL} occurs, NFKC over the whole text in one call (with a
+ * barrier after each ASCII character that a combining character follows, so the result is
+ * that of NFKC run by run), the confusables only when one occurs.
+ */
+export function foldUncased(text: string, ascii = isAscii(text)): string {
+  return foldCounting(text, ascii).folded;
+}
+
+/**
+ * {@linkcode foldUncased}, and the number of invisible, bidi and tag characters it removed
+ * (what the assessment reports as `invisible_characters`), counted without a match loop.
+ */
+export function foldCounting(
+  text: string,
+  ascii = isAscii(text),
+): { folded: string; invisible: number } {
+  if (ascii) {
+    return { folded: text.includes("\x1b") ? text.replace(ANSI, "") : text, invisible: 0 };
+  }
+  let folded = text, invisible = 0;
+  if (SPECIAL.test(folded)) {
+    if (folded.includes("\udb40")) {
+      folded = folded.replace(TAGS, (pair) => {
+        invisible++;
+        const ascii = pair.charCodeAt(1) - 0xdc00;
+        return ascii >= 0x20 && ascii < 0x7f ? String.fromCharCode(ascii) : "";
+      });
+    }
+    const before = folded.length;
+    folded = folded.replace(INVISIBLE_UNITS, "");
+    invisible += before - folded.length;
+    if (folded.includes("\x1b")) folded = folded.replace(ANSI, "");
+  }
+  // NFKC and the confusables touch only non-ASCII characters (ASCII is unchanged by both).
+  folded = nfkc(folded);
+  return { folded: mapConfusables(folded), invisible };
+}
+
+/** Whether `text` is pure ASCII. */
+export function isAscii(text: string): boolean {
+  // deno-lint-ignore no-control-regex
+  return !/[^\x00-\x7f]/.test(text);
+}
+
 /** The folded copy of `text` (see the module comment). */
 export function foldForAssessment(text: string): string {
-  // deno-lint-ignore no-control-regex
-  if (!/[^\x00-\x7f]/.test(text)) {
-    // Pure ASCII (most source files): only escape sequences and case to fold.
-    return (text.includes("\x1b") ? text.replace(ANSI, "") : text).toLowerCase();
-  }
-  let folded = text.replace(TAGS, (pair) => {
-    const ascii = pair.charCodeAt(1) - 0xdc00;
-    return ascii >= 0x20 && ascii < 0x7f ? String.fromCharCode(ascii) : "";
-  });
-  folded = folded.replace(INVISIBLE, "").replace(ANSI, "");
-  // NFKC and the confusables touch only runs of non-ASCII characters (ASCII is unchanged
-  // by both, and most source text is ASCII).
-  folded = folded.replace(
-    NON_ASCII_RUN,
-    (run) => run.normalize("NFKC").replace(CONFUSABLE_CHARS, (ch) => CONFUSABLES[ch]),
-  );
-  return folded.toLowerCase();
+  return foldUncased(text).toLowerCase();
 }

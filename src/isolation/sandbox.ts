@@ -272,42 +272,40 @@ export function startSandbox(settings: SandboxSettings, options: SandboxOptions)
     if (closed || slots.filter((s) => s.warm).length >= settings.poolSize) ready.resolve();
   };
 
-  const run = (
-    tool: string,
-    args: unknown,
-    options: RunOptions & { shape?: ShapeOptions } = {},
-  ): Promise<RawToolResult | ShapedResult> => {
-    if (closed) {
-      return Promise.resolve(refusal("internal_error", "The sandbox is not running."));
-    }
-    if (options.signal?.aborted) {
-      return Promise.resolve(refusal("cancelled", stopMessage("cancelled")));
-    }
-    if (queue.length >= settings.queueLimit) {
-      return Promise.resolve(
-        refusal("busy", `${settings.queueLimit} calls are already waiting for a tool worker.`),
-      );
-    }
-    const job: JobMessage = options.shape
-      ? { type: "job", id: nextId++, tool, args, shape: options.shape }
-      : { type: "job", id: nextId++, tool, args };
-    return new Promise((resolve) => {
-      const call: Call = { job, options, gate: new ProgressGate(), resolve, settled: false };
-      call.onAbort = () => {
-        const index = queue.indexOf(call);
-        if (index >= 0) queue.splice(index, 1);
-        settle(call, refusal("cancelled", stopMessage("cancelled")));
-      };
-      options.signal?.addEventListener("abort", call.onAbort, { once: true });
-      queue.push(call);
-      pump();
-    });
-  };
-
   return {
     started,
     ready: ready.promise,
-    run: run as Sandbox["run"],
+    run: ((
+      tool: string,
+      args: unknown,
+      options: RunOptions & { shape?: ShapeOptions } = {},
+    ): Promise<RawToolResult | ShapedResult> => {
+      if (closed) {
+        return Promise.resolve(refusal("internal_error", "The sandbox is not running."));
+      }
+      if (options.signal?.aborted) {
+        return Promise.resolve(refusal("cancelled", stopMessage("cancelled")));
+      }
+      if (queue.length >= settings.queueLimit) {
+        return Promise.resolve(
+          refusal("busy", `${settings.queueLimit} calls are already waiting for a tool worker.`),
+        );
+      }
+      const job: JobMessage = options.shape
+        ? { type: "job", id: nextId++, tool, args, shape: options.shape }
+        : { type: "job", id: nextId++, tool, args };
+      return new Promise((resolve) => {
+        const call: Call = { job, options, gate: new ProgressGate(), resolve, settled: false };
+        call.onAbort = () => {
+          const index = queue.indexOf(call);
+          if (index >= 0) queue.splice(index, 1);
+          settle(call, refusal("cancelled", stopMessage("cancelled")));
+        };
+        options.signal?.addEventListener("abort", call.onAbort, { once: true });
+        queue.push(call);
+        pump();
+      });
+    }) as Sandbox["run"],
     get replacedWorkers() {
       return replaced;
     },

@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
-import { combine, parseWrk, secondHalfGrowth, wrkScript } from "../../scripts/bench_http.ts";
+import {
+  combine,
+  cpuSecondsOf,
+  parseWrk,
+  secondHalfGrowth,
+  wrkScript,
+} from "../../scripts/bench_http.ts";
 
 const SAMPLE = `Running 30s test @ http://127.0.0.1:1/mcp
   2 threads and 64 connections
@@ -63,6 +69,7 @@ Deno.test("bench:http joins alternating slices: answers over time, the worst p99
     socketErrors: 1,
     badBodies: bad,
     rssMiB: [requests],
+    cpuSeconds: requests / 1000,
   });
   const joined = combine([
     slice(100, 100, 5, 50, 0),
@@ -76,4 +83,16 @@ Deno.test("bench:http joins alternating slices: answers over time, the worst p99
   assert.equal(joined.p99Ms, 50);
   assert.equal(joined.socketErrors, 3);
   assert.deepEqual(joined.rssMiB, [100, 300, 50]);
+  assert.ok(Math.abs(joined.cpuSeconds - 0.45) < 1e-9, String(joined.cpuSeconds)); // summed
+});
+
+Deno.test("bench:http reads a process's CPU time (user + system) from /proc, and it grows with work", () => {
+  const before = cpuSecondsOf(Deno.pid);
+  assert.ok(Number.isFinite(before) && before > 0, String(before));
+  const until = performance.now() + 150;
+  let spin = 0;
+  while (performance.now() < until) spin++;
+  assert.ok(spin > 0);
+  assert.ok(cpuSecondsOf(Deno.pid) > before);
+  assert.ok(Number.isNaN(cpuSecondsOf(2 ** 30)), "a missing process has no CPU time");
 });

@@ -138,13 +138,17 @@ export function parseWrk(
 /** The CPU seconds (user + system, every thread) process `pid` has used so far. */
 export function cpuSecondsOf(pid: number): number {
   try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    // Fields after the command (which may hold spaces), from its closing parenthesis.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+    return cpuSecondsFromStat(Deno.readTextFileSync(`/proc/${pid}/stat`));
   } catch {
-    return NaN;
+    return NaN; // gone, or /proc not readable (Deno asks for --allow-all there)
   }
+}
+
+/** User + system CPU seconds from the text of a `/proc/PID/stat` file. */
+export function cpuSecondsFromStat(stat: string): number {
+  // Fields after the command (which may hold spaces and parentheses), from its last ")".
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }
 
 /** USER_HZ: the unit of /proc/PID/stat times on Linux. */

@@ -25,8 +25,13 @@ serveToolJobs({
     const tool = TOOLS.find((t) => t.name === job.tool);
     // Shaped here, where the tool ran: the main thread's thread is the one every request
     // shares, the worker's is this call's (ADR-074). A protocol error stays raw: the
-    // dispatcher raises it.
-    if (job.shape === undefined || tool === undefined || raw.kind === "invalid_params") return raw;
+    // dispatcher raises it. So does the answer of a call asked to stop: its grace is for the
+    // tool to return what it has, and shaping it here would spend the grace (a partial
+    // result lost to `timed_out`); the main thread shapes it as it did before.
+    if (
+      job.shape === undefined || tool === undefined || raw.kind === "invalid_params" ||
+      hooks.stop.reason() !== undefined
+    ) return raw;
     return { kind: "shaped", result: { ...conformingResult(tool, raw, job.shape) } };
   },
 });

@@ -61,6 +61,11 @@ export interface LoadFigures {
   readonly sampleError?: string;
   /** Server RSS in MiB, one sample a second. */
   readonly rssMiB: number[];
+  /**
+   * CPU seconds (user + system, all threads) the server process spent during the run: on a
+   * shared machine the figure that moves least with other people's load.
+   */
+  readonly cpuSeconds: number;
 }
 
 /** The wrk Lua script that POSTs `message` with the 2026-07-28 headers and counts bad bodies. */
@@ -110,7 +115,7 @@ function toMs(value: string, unit: string): number {
 /** Reads wrk's `--latency` report. */
 export function parseWrk(
   output: string,
-): Omit<LoadFigures, "name" | "rssMiB" | "okPerSecond" | "sampleError"> {
+): Omit<LoadFigures, "name" | "rssMiB" | "okPerSecond" | "sampleError" | "cpuSeconds"> {
   const num = (re: RegExp) => Number(re.exec(output)?.[1] ?? NaN);
   const latency = (pct: string) => {
     const m = new RegExp(`^\\s*${pct}%\\s+([\\d.]+)(us|ms|s|m)\\s*$`, "m").exec(output);
@@ -129,6 +134,25 @@ export function parseWrk(
     badBodies: num(/BAD_BODIES (\d+)/),
   };
 }
+
+/** The CPU seconds (user + system, every thread) process `pid` has used so far. */
+export function cpuSecondsOf(pid: number): number {
+  try {
+    return cpuSecondsFromStat(Deno.readTextFileSync(`/proc/${pid}/stat`));
+  } catch {
+    return NaN; // gone, or /proc not readable (Deno asks for --allow-all there)
+  }
+}
+
+/** User + system CPU seconds from the text of a `/proc/PID/stat` file. */
+export function cpuSecondsFromStat(stat: string): number {
+  // Fields after the command (which may hold spaces and parentheses), from its last ")".
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
+/** USER_HZ: the unit of /proc/PID/stat times on Linux. */
+const CLOCK_TICKS = 100;
 
 function rssMiB(pid: number): number {
   try {
@@ -173,6 +197,7 @@ export function combine(slices: LoadFigures[]): LoadFigures {
     socketErrors: sum((x) => x.socketErrors),
     badBodies: sum((x) => x.badBodies),
     rssMiB: slices.flatMap((x) => x.rssMiB),
+    cpuSeconds: sum((x) => x.cpuSeconds),
     sampleError: slices.find((x) => x.sampleError)?.sampleError,
   };
 }
@@ -200,6 +225,7 @@ async function load(
   await Deno.writeTextFile(script, wrkScript(message));
   const samples: number[] = [];
   const sampler = setInterval(() => samples.push(rssMiB(pid)), 1000);
+  const cpuBefore = cpuSecondsOf(pid);
   const out = await new Deno.Command("wrk", {
     args: [
       `-t${THREADS}`,
@@ -216,6 +242,7 @@ async function load(
     stderr: "piped",
   }).output();
   clearInterval(sampler);
+  const cpuSeconds = cpuSecondsOf(pid) - cpuBefore;
   const text = new TextDecoder().decode(out.stdout);
   if (!out.success) throw new Error(`wrk failed: ${new TextDecoder().decode(out.stderr)}`);
   const figures = parseWrk(text);
@@ -225,6 +252,7 @@ async function load(
     ...figures,
     okPerSecond: ok * figures.requestsPerSecond / figures.requests,
     rssMiB: samples,
+    cpuSeconds,
     sampleError: firstBad(text),
   };
 }
@@ -292,6 +320,9 @@ function describe(f: LoadFigures, baseline?: LoadFigures): string {
     `${f.okPerSecond.toFixed(0).padStart(5)} ok/s${ratio}  ` +
     `p50 ${f.p50Ms.toFixed(1)} ms  p99 ${f.p99Ms.toFixed(1)} ms  ` +
     `errors: non-2xx ${f.non2xx}, socket ${f.socketErrors}, JSON-RPC/isError ${f.badBodies}  ` +
+    `server CPU ${(1000 * f.cpuSeconds / f.requests).toFixed(3)} ms/answer, ` +
+    `${(1000 * f.cpuSeconds / (f.okPerSecond * f.requests / f.requestsPerSecond)).toFixed(3)} ` +
+    `ms/ok answer  ` +
     `RSS ${first.toFixed(0)} → ${last.toFixed(0)} MiB (max ${Math.max(...rss).toFixed(0)}; ` +
     `second half ${secondHalfGrowth(rss) >= 0 ? "+" : ""}${secondHalfGrowth(rss).toFixed(0)} MiB)` +
     (f.sampleError ? `\n${" ".repeat(30)} first error answer: ${f.sampleError.slice(0, 200)}` : "");
@@ -362,12 +393,15 @@ if (import.meta.main) {
     report(await run("search_code medium", admitted, server, searchCall), echoAdmitted);
     for (const [read, base] of [[read64, echo64], [readAdmitted, echoAdmitted]]) {
       const ratio = read.okPerSecond / base.okPerSecond;
+      const cpu = (f: LoadFigures) => f.cpuSeconds / f.requests;
       console.log(
         `${read.name} / ${base.name}: ${(100 * ratio).toFixed(0)}% of ok answers/s (goal ≥ 60%) — ${
           ratio >= 0.6 ? "met" : "NOT met"
-        }`,
+        }; server CPU per answer ${(cpu(read) / cpu(base)).toFixed(2)}× echo's`,
       );
     }
+    const average = Deno.loadavg().map((x) => x.toFixed(2)).join(" ");
+    console.log(`load average at the end: ${average}`);
     if (values.json) await Deno.writeTextFile(values.json, JSON.stringify(results, null, 2));
   } finally {
     await Deno.remove(dir, { recursive: true }).catch(() => {});

@@ -11,6 +11,7 @@
 /// <reference lib="deno.worker" />
 
 import { serveToolJobs } from "./isolation/worker_loop.ts";
+import { conformingResult } from "./protocol/shape.ts";
 import { TOOLS } from "./tools/registry.ts";
 import { createToolContext, runTool, withHooks } from "./tools/runtime.ts";
 import type { ToolContext } from "./tools/types.ts";
@@ -19,5 +20,18 @@ let context: ToolContext | undefined;
 
 serveToolJobs({
   init: (settings) => context = createToolContext(settings),
-  job: (job, hooks) => runTool(TOOLS, job.tool, job.args, context && withHooks(context, hooks)),
+  job: async (job, hooks) => {
+    const raw = await runTool(TOOLS, job.tool, job.args, context && withHooks(context, hooks));
+    const tool = TOOLS.find((t) => t.name === job.tool);
+    // Shaped here, where the tool ran: the main thread's thread is the one every request
+    // shares, the worker's is this call's (ADR-074). A protocol error stays raw: the
+    // dispatcher raises it. So does the answer of a call asked to stop: its grace is for the
+    // tool to return what it has, and shaping it here would spend the grace (a partial
+    // result lost to `timed_out`); the main thread shapes it as it did before.
+    if (
+      job.shape === undefined || tool === undefined || raw.kind === "invalid_params" ||
+      hooks.stop.reason() !== undefined
+    ) return raw;
+    return { kind: "shaped", result: { ...conformingResult(tool, raw, job.shape) } };
+  },
 });

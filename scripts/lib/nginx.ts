@@ -39,8 +39,17 @@ export function freePort(): number {
   return port;
 }
 
-/** The configuration for a round-robin balancer on `port` over `upstreams` (host:port). */
-export function nginxConfig(prefix: string, port: number, upstreams: string[]): string {
+/**
+ * The configuration for a round-robin balancer on `port` over `upstreams` (host:port).
+ * `headerTimeoutS` is how long a client may take to send its request headers: devserver
+ * itself cannot bound that (Deno.serve 2.9.6 has no header timeout, ADR-075), so the proxy does.
+ */
+export function nginxConfig(
+  prefix: string,
+  port: number,
+  upstreams: string[],
+  headerTimeoutS = 10,
+): string {
   const servers = upstreams.map((u) => `    server ${u};`).join("\n");
   return `# devserver behind nginx: identical stateless instances, round-robin.
 daemon off;
@@ -51,6 +60,8 @@ error_log ${prefix}/error.log warn;
 events { worker_connections 1024; }
 http {
   access_log ${prefix}/access.log;
+  client_header_timeout ${headerTimeoutS}s;
+  client_body_timeout 10s;
   client_body_temp_path ${prefix}/client_body;
   proxy_temp_path ${prefix}/proxy;
   fastcgi_temp_path ${prefix}/fastcgi;
@@ -78,14 +89,18 @@ ${servers}
 }
 
 /** Starts nginx in a fresh temp prefix in front of `upstreams` (host:port each). */
-export async function startNginx(upstreams: string[], timeoutMs = 20_000): Promise<Nginx> {
+export async function startNginx(
+  upstreams: string[],
+  timeoutMs = 20_000,
+  headerTimeoutS = 10,
+): Promise<Nginx> {
   const binary = nginxBinary();
   if (binary === undefined) {
     throw new Error("nginx not found (Debian package nginx; or NGINX=path)");
   }
   const prefix = await Deno.makeTempDir({ prefix: "devserver-nginx-" });
   const port = freePort();
-  const config = nginxConfig(prefix, port, upstreams);
+  const config = nginxConfig(prefix, port, upstreams, headerTimeoutS);
   await Deno.writeTextFile(join(prefix, "nginx.conf"), config);
   const child = new Deno.Command(binary, {
     // -e: the error log before the configuration is read (the compiled-in one is under /var/log).

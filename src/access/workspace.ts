@@ -23,8 +23,14 @@ import { ToolRefusal } from "../contract/refusal.ts";
 import { workspacePhrase } from "../contract/text.ts";
 import { type SkipReason, WalkPolicy } from "./walk_policy.ts";
 import type { IgnoreRule } from "./ignore.ts";
-import { constants as fsConstants } from "node:fs";
-import { type FileHandle, open as openFile } from "node:fs/promises";
+import {
+  closeSync,
+  constants as fsConstants,
+  fstatSync,
+  openSync,
+  readSync,
+  type Stats,
+} from "node:fs";
 
 /** How many bytes at the start of a file are scanned for NUL to call it binary. */
 export const BINARY_SNIFF_BYTES = 8192;
@@ -114,7 +120,16 @@ export class Workspace {
    * files (without blocking on them), oversize files (by size first, then
    * while reading, in case the file grew) and binary files.
    */
-  async readRegularFile(target: ResolvedPath, maxBytes: number): Promise<FileBytes> {
+  readRegularFile(target: ResolvedPath, maxBytes: number): Promise<FileBytes> {
+    try {
+      return Promise.resolve(this.readRegularFileSync(target, maxBytes));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /** {@linkcode readRegularFile} without the promise: the same checks, the same refusals. */
+  readRegularFileSync(target: ResolvedPath, maxBytes: number): FileBytes {
     if (target.info.isDirectory) {
       throw new ToolRefusal("not_a_file", `That path is a directory in the ${this.#ws}.`);
     }
@@ -125,9 +140,12 @@ export class Workspace {
       );
     }
     if (target.info.size > maxBytes) throw this.#tooLarge(maxBytes);
-    let file: FileHandle;
+    // Synchronous calls: a tool worker runs one call at a time, so nothing waits behind them,
+    // and each async `node:fs` call costs a promise round trip through the event loop (about
+    // 140 µs of CPU for open, stat, read and close against about 33 µs synchronously, ADR-074).
+    let fd: number;
     try {
-      file = await openFile(target.absolute, OPEN_FLAGS);
+      fd = openSync(target.absolute, OPEN_FLAGS);
     } catch (error) {
       if (
         error instanceof Error && /too many (levels of )?symbolic links|ELOOP/i.test(error.message)
@@ -138,7 +156,7 @@ export class Workspace {
       throw refusalFor(error, this.#ws);
     }
     try {
-      const info = await file.stat();
+      const info: Stats = fstatSync(fd);
       if (!info.isFile()) {
         throw new ToolRefusal(
           "special_file",
@@ -156,9 +174,11 @@ export class Workspace {
       if (info.size > maxBytes) throw this.#tooLarge(maxBytes);
       const chunks: Uint8Array[] = [];
       let total = 0;
-      const buffer = new Uint8Array(64 * 1024);
+      // One read usually takes the whole file: the buffer is sized to it (plus one byte to see
+      // the end), within the cap.
+      const buffer = new Uint8Array(Math.min(Math.max(info.size + 1, 4096), maxBytes + 1));
       while (true) {
-        const { bytesRead: n } = await file.read(buffer, 0, buffer.length, null);
+        const n = readSync(fd, buffer, 0, buffer.length, null);
         if (n === 0) break;
         total += n;
         if (total > maxBytes) throw this.#tooLarge(maxBytes);
@@ -176,7 +196,7 @@ export class Workspace {
       }
       return { bytes, linkCount: info.nlink };
     } finally {
-      await file.close();
+      closeSync(fd);
     }
   }
 

@@ -56,6 +56,26 @@ export interface JobMessage {
   readonly id: number;
   readonly tool: string;
   readonly args: unknown;
+  /**
+   * When present, the worker answers with the result already shaped for the
+   * client (the content pipeline and the output-schema check run in the
+   * worker, ADR-074) instead of the raw result.
+   */
+  readonly shape?: ShapeOptions;
+}
+
+/** How a worker shapes a result (the pipeline's options, fixed at start). */
+export interface ShapeOptions {
+  readonly redactSecrets: boolean;
+}
+
+/**
+ * A result the worker shaped: what the client receives (a `CallToolResult`:
+ * fenced with its own nonce, redacted, assessed, schema-checked), as plain data.
+ */
+export interface ShapedResult {
+  readonly kind: "shaped";
+  readonly result: { readonly [key: string]: unknown };
 }
 
 /**
@@ -92,11 +112,11 @@ export interface ProgressMessage {
   readonly message?: string;
 }
 
-/** Tool worker → main: the answer to one job. */
+/** Tool worker → main: the answer to one job (shaped when the job asked for it). */
 export interface ResultMessage {
   readonly type: "result";
   readonly id: number;
-  readonly result: RawToolResult;
+  readonly result: RawToolResult | ShapedResult;
 }
 
 /** What the main thread hears from a tool worker. */

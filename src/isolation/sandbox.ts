@@ -21,7 +21,13 @@
  * @module
  */
 
-import type { JobMessage, SandboxSettings, WorkerToMain } from "./messages.ts";
+import type {
+  JobMessage,
+  SandboxSettings,
+  ShapedResult,
+  ShapeOptions,
+  WorkerToMain,
+} from "./messages.ts";
 import { cleanProgress, ProgressGate, type ProgressUpdate } from "./progress.ts";
 import { type ToolWorker, ToolWorkerFactory } from "./tool_workers.ts";
 import { refusal } from "../contract/refusal.ts";
@@ -37,10 +43,25 @@ export interface RunOptions {
   readonly onProgress?: (update: ProgressUpdate) => void;
 }
 
+/** {@linkcode RunOptions} asking the worker to shape its result for the client (ADR-074). */
+export interface ShapedRunOptions extends RunOptions {
+  readonly shape: ShapeOptions;
+}
+
 /** Runs tool calls in the permission-scoped workers. */
 export interface Sandbox {
   /** Runs `tool` with already-validated `args`; resolves with its raw result (never rejects). */
   run(tool: string, args: unknown, options?: RunOptions): Promise<RawToolResult>;
+  /**
+   * The same, but what the worker produced comes back shaped (`kind: "shaped"`, when the
+   * worker shapes); what the sandbox answers itself (busy, timed out, cancelled, a crash)
+   * stays raw.
+   */
+  run(
+    tool: string,
+    args: unknown,
+    options: ShapedRunOptions,
+  ): Promise<RawToolResult | ShapedResult>;
   /**
    * Resolves once the modules of the supervisor and of the workers the main
    * thread created itself have loaded (or failed to). Deno checks that loading against
@@ -69,7 +90,7 @@ interface Call {
   readonly job: JobMessage;
   readonly options: RunOptions;
   readonly gate: ProgressGate;
-  readonly resolve: (result: RawToolResult) => void;
+  readonly resolve: (result: RawToolResult | ShapedResult) => void;
   settled: boolean;
   onAbort?: () => void;
 }
@@ -99,7 +120,7 @@ export function startSandbox(settings: SandboxSettings, options: SandboxOptions)
   let replaced = 0;
   let closed = false;
 
-  const settle = (call: Call, result: RawToolResult) => {
+  const settle = (call: Call, result: RawToolResult | ShapedResult) => {
     if (call.settled) return;
     call.settled = true;
     if (call.onAbort) call.options.signal?.removeEventListener("abort", call.onAbort);
@@ -254,7 +275,11 @@ export function startSandbox(settings: SandboxSettings, options: SandboxOptions)
   return {
     started,
     ready: ready.promise,
-    run(tool, args, options = {}) {
+    run: ((
+      tool: string,
+      args: unknown,
+      options: RunOptions & { shape?: ShapeOptions } = {},
+    ): Promise<RawToolResult | ShapedResult> => {
       if (closed) {
         return Promise.resolve(refusal("internal_error", "The sandbox is not running."));
       }
@@ -266,7 +291,9 @@ export function startSandbox(settings: SandboxSettings, options: SandboxOptions)
           refusal("busy", `${settings.queueLimit} calls are already waiting for a tool worker.`),
         );
       }
-      const job: JobMessage = { type: "job", id: nextId++, tool, args };
+      const job: JobMessage = options.shape
+        ? { type: "job", id: nextId++, tool, args, shape: options.shape }
+        : { type: "job", id: nextId++, tool, args };
       return new Promise((resolve) => {
         const call: Call = { job, options, gate: new ProgressGate(), resolve, settled: false };
         call.onAbort = () => {
@@ -278,7 +305,7 @@ export function startSandbox(settings: SandboxSettings, options: SandboxOptions)
         queue.push(call);
         pump();
       });
-    },
+    }) as Sandbox["run"],
     get replacedWorkers() {
       return replaced;
     },

@@ -12,7 +12,13 @@
 
 /// <reference lib="deno.worker" />
 
-import type { JobMessage, SandboxSettings, ToWorker, WorkerToMain } from "./messages.ts";
+import type {
+  JobMessage,
+  SandboxSettings,
+  ShapedResult,
+  ToWorker,
+  WorkerToMain,
+} from "./messages.ts";
 import type { RawToolResult } from "../contract/result.ts";
 import type { ToolSettings } from "../contract/settings.ts";
 import { type ProgressReporter, StopFlag, type StopSignal } from "../contract/stop.ts";
@@ -30,8 +36,11 @@ export interface JobHooks {
 export interface WorkerHandlers {
   /** Called once, with the tool settings, before any job. */
   init(settings: ToolSettings | SandboxSettings): void;
-  /** Runs one job; its result is posted back under the job's id. */
-  job(job: JobMessage, hooks: JobHooks): Promise<RawToolResult>;
+  /**
+   * Runs one job; its result is posted back under the job's id (shaped, when
+   * the job carries `shape` and the handler shapes).
+   */
+  job(job: JobMessage, hooks: JobHooks): Promise<RawToolResult | ShapedResult>;
 }
 
 /** Installs the message loop of a tool worker in the current worker. */

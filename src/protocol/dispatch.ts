@@ -17,10 +17,10 @@ import { shapeToolResult } from "../content/pipeline.ts";
 import { refusal } from "../contract/refusal.ts";
 import { escapeName, quoteName } from "../contract/text.ts";
 import type { RawToolResult } from "../contract/result.ts";
-import { log } from "../log.ts";
 import { redactSecrets } from "../secrets/find.ts";
 import type { RunOptions, Sandbox } from "../isolation/sandbox.ts";
 import { findTool } from "../tools/registry.ts";
+import { conformingResult } from "./shape.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 
 /** Options fixed at start. */
@@ -59,7 +59,9 @@ export class ToolDispatcher {
         this.#options,
       );
     }
-    const raw = await this.#sandbox.run(name, parsed.data, options);
+    // The worker shapes what it produced (ADR-074); the sandbox's own refusals come raw.
+    const raw = await this.#sandbox.run(name, parsed.data, { ...options, shape: this.#options });
+    if (raw.kind === "shaped") return raw.result as CallToolResult;
     if (raw.kind === "invalid_params") {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, this.#redact(raw.message));
     }
@@ -71,27 +73,9 @@ export class ToolDispatcher {
     return this.#options.redactSecrets ? redactSecrets(message) : message;
   }
 
-  /**
-   * The shaped result, checked against the tool's output schema (the schema
-   * it publishes is generated from the same zod object). A result that does
-   * not conform is a bug of ours: the client gets `internal_error`, never a
-   * result its own validation would reject.
-   */
+  /** What the main thread shapes itself: a raw result the worker did not shape. */
   #conforming(tool: ToolDefinition, raw: Exclude<RawToolResult, { kind: "invalid_params" }>) {
-    const shaped = shapeToolResult(raw, this.#options);
-    if (shaped.isError) return shaped;
-    const check = tool.output.safeParse(shaped.structuredContent);
-    if (check.success) return shaped;
-    const issues = check.error.issues;
-    log(
-      "error",
-      `tool ${tool.name} produced a result outside its output schema: ` +
-        issues.slice(0, 3).map((i) => `${i.path.join(".")}: ${i.message}`).join("; "),
-    );
-    return shapeToolResult(
-      refusal("internal_error", "The tool produced a malformed result."),
-      this.#options,
-    );
+    return conformingResult(tool, raw, this.#options);
   }
 }
 

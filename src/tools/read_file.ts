@@ -58,9 +58,11 @@ export const ReadFileOutput = z.strictObject({
 
 type ReadFileArgs = z.infer<typeof ReadFileInput>;
 
-async function readFile(args: ReadFileArgs, ctx: ToolContext): Promise<RawToolResult> {
+function readFile(args: ReadFileArgs, ctx: ToolContext): RawToolResult {
   const target = ctx.workspace.resolve(args.path);
-  const { bytes, linkCount } = await ctx.workspace.readRegularFile(target, ctx.limits.maxFileBytes);
+  // Synchronous: the worker runs this one call, and a small read is cheaper without the
+  // promise hops (ADR-074).
+  const { bytes, linkCount } = ctx.workspace.readRegularFileSync(target, ctx.limits.maxFileBytes);
   const text = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true }).decode(bytes);
   const replaced = countReplacements(text) - countEncodedReplacementChars(bytes);
 
@@ -307,5 +309,11 @@ export const readFileTool: ToolDefinition = {
     "binary_file",
     "invalid_arguments",
   ],
-  run: readFile as ToolDefinition["run"],
+  run: ((args: ReadFileArgs, ctx: ToolContext) => {
+    try {
+      return Promise.resolve(readFile(args, ctx));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }) as ToolDefinition["run"],
 };

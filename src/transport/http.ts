@@ -355,6 +355,10 @@ function safePath(url: string): string {
  * code, or `refused` with the tool refusal's code (from the result's `_meta`).
  */
 export function inspectAnswer(text: string): { outcome: string; errorCode?: string | number } {
+  // Outside JSON strings a quote is never escaped, inside one always: an answer holding
+  // neither key as written here has no error member and no `isError: true` at any depth, and
+  // is `ok` without being parsed (a large file's answer is parsed only when it needs to be).
+  if (!text.includes('"error":') && !text.includes('"isError":true')) return { outcome: "ok" };
   let message: unknown;
   try {
     message = JSON.parse(text);

@@ -8,8 +8,6 @@
  * @module
  */
 
-import { LATE, raceDeadline } from "./deadline.ts";
-
 /** The outcome of reading a body. */
 export type BodyRead =
   | { readonly ok: true; readonly bytes: Uint8Array }
@@ -36,14 +34,17 @@ export async function readBody(request: Request, limits: BodyLimits): Promise<Bo
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
-  const deadline = performance.now() + limits.timeoutMs;
+  // One timer for the whole body (not one per chunk): at the deadline the reader is
+  // cancelled, which ends the pending read, and the body is refused as late.
+  let late = false;
+  const timer = setTimeout(() => {
+    late = true;
+    reader.cancel().catch(() => {});
+  }, limits.timeoutMs);
   try {
     while (true) {
-      const next = await raceDeadline(reader.read(), Math.max(0, deadline - performance.now()));
-      if (next === LATE) {
-        reader.cancel().catch(() => {});
-        return { ok: false, status: 408, code: "body_timeout" };
-      }
+      const next = await reader.read();
+      if (late) return { ok: false, status: 408, code: "body_timeout" };
       if (next.done) break;
       size += next.value.byteLength;
       if (size > limits.maxBytes) {
@@ -53,9 +54,11 @@ export async function readBody(request: Request, limits: BodyLimits): Promise<Bo
       chunks.push(next.value);
     }
   } catch {
+    if (late) return { ok: false, status: 408, code: "body_timeout" };
     // The client went away mid-body.
     return { ok: false, status: 400, code: "body_aborted" };
   } finally {
+    clearTimeout(timer);
     reader.releaseLock();
   }
   if (chunks.length === 1) return { ok: true, bytes: chunks[0] };

@@ -47,26 +47,50 @@ function canonicalHost(hostname: string): string {
   return h.includes(":") && !h.startsWith("[") ? `[${h}]` : h;
 }
 
+/** The host names each policy accepts, built once per policy rather than per request. */
+const ALLOWED_HOSTS = new WeakMap<OriginPolicy, ReadonlySet<string>>();
+
+function allowedHosts(policy: OriginPolicy): ReadonlySet<string> {
+  let allowed = ALLOWED_HOSTS.get(policy);
+  if (allowed === undefined) {
+    allowed = new Set([...LOCALHOST_NAMES, ...policy.allowedHosts.map(canonicalHost)]);
+    ALLOWED_HOSTS.set(policy, allowed);
+  }
+  return allowed;
+}
+
+/**
+ * `Host` values that are a loopback name exactly as `URL` would give it back, with an
+ * optional port in range: their host name is known without parsing a URL. Anything else
+ * (case, other names, odd ports) takes the full parse.
+ */
+const PLAIN_LOOPBACK_HOST = /^(localhost|127\.0\.0\.1|\[::1\])(?::([0-9]{1,5}))?$/;
+
 /** Checks `Host` and then `Origin` of `headers` against `policy`. Pure. */
 export function checkHostAndOrigin(headers: Headers, policy: OriginPolicy): OriginCheck {
-  const allowed = new Set([...LOCALHOST_NAMES, ...policy.allowedHosts.map(canonicalHost)]);
+  const allowed = allowedHosts(policy);
   const hostHeader = headers.get("host");
   if (hostHeader === null || hostHeader === "") {
     return { ok: false, code: "missing_host", header: "Host" };
   }
   let hostname: string;
-  try {
-    const url = new URL(`http://${hostHeader}`);
-    // `Host: a/b` or `Host: user@x` parse as URLs with more than a host in them.
-    if (url.pathname !== "/" || url.username !== "" || url.search !== "") throw new Error();
-    hostname = url.hostname;
-  } catch {
-    return {
-      ok: false,
-      code: "invalid_host_header",
-      header: "Host",
-      value: quoteName(hostHeader, MAX_QUOTED_HEADER),
-    };
+  const plain = PLAIN_LOOPBACK_HOST.exec(hostHeader);
+  if (plain !== null && (plain[2] === undefined || Number(plain[2]) <= 65535)) {
+    hostname = plain[1];
+  } else {
+    try {
+      const url = new URL(`http://${hostHeader}`);
+      // `Host: a/b` or `Host: user@x` parse as URLs with more than a host in them.
+      if (url.pathname !== "/" || url.username !== "" || url.search !== "") throw new Error();
+      hostname = url.hostname;
+    } catch {
+      return {
+        ok: false,
+        code: "invalid_host_header",
+        header: "Host",
+        value: quoteName(hostHeader, MAX_QUOTED_HEADER),
+      };
+    }
   }
   if (!allowed.has(canonicalHost(hostname))) {
     return {

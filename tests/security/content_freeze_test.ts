@@ -1,7 +1,8 @@
 /**
- * Attacks on the main thread through result shaping: redaction and
- * assessment run on the main thread, outside the worker's time budget, so a
- * file built to make a rule backtrack would stall every other request.
+ * Attacks through result shaping: a file built to make a redaction rule
+ * backtrack would stall every other request. Since ADR-074 redaction and
+ * assessment run in the tool worker, inside the call's budget, rather than
+ * on the main thread; either way shaping must stay linear and fast.
  */
 
 import assert from "node:assert/strict";

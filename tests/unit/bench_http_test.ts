@@ -1,5 +1,12 @@
 import assert from "node:assert/strict";
-import { combine, parseWrk, secondHalfGrowth, wrkScript } from "../../scripts/bench_http.ts";
+import {
+  combine,
+  cpuSecondsFromStat,
+  cpuSecondsOf,
+  parseWrk,
+  secondHalfGrowth,
+  wrkScript,
+} from "../../scripts/bench_http.ts";
 
 const SAMPLE = `Running 30s test @ http://127.0.0.1:1/mcp
   2 threads and 64 connections
@@ -63,6 +70,7 @@ Deno.test("bench:http joins alternating slices: answers over time, the worst p99
     socketErrors: 1,
     badBodies: bad,
     rssMiB: [requests],
+    cpuSeconds: requests / 1000,
   });
   const joined = combine([
     slice(100, 100, 5, 50, 0),
@@ -76,4 +84,12 @@ Deno.test("bench:http joins alternating slices: answers over time, the worst p99
   assert.equal(joined.p99Ms, 50);
   assert.equal(joined.socketErrors, 3);
   assert.deepEqual(joined.rssMiB, [100, 300, 50]);
+  assert.ok(Math.abs(joined.cpuSeconds - 0.45) < 1e-9, String(joined.cpuSeconds)); // summed
+});
+
+Deno.test("bench:http reads a process's CPU time (user + system) from /proc/PID/stat", () => {
+  // utime 250 and stime 130 ticks (fields 14 and 15), after a command holding spaces and ")".
+  const stat = "4242 (deno (worker) x) S 1 4242 4242 0 -1 4194560 9000 0 0 0 250 130 0 0 20 0 9 0";
+  assert.equal(cpuSecondsFromStat(stat), 3.8);
+  assert.ok(Number.isNaN(cpuSecondsOf(2 ** 30)), "a missing process has no CPU time");
 });

@@ -41,6 +41,7 @@ Deno.test("operations doc: its nginx advice is what lb:check runs", async () => 
       "proxy_http_version 1.1;",
       'proxy_set_header Connection "";',
       "proxy_set_header Host $host;",
+      "client_header_timeout",
     ]
   ) {
     assert.ok(doc.includes(directive), `doc lacks ${directive}`);

@@ -37,7 +37,7 @@ import { closeSync, constants as fsConstants, fstatSync, openSync, readSync } fr
 import type { ResolvedPath } from "./resolve.ts";
 import type { StopSignal } from "../contract/stop.ts";
 import { IgnoreStack } from "./ignore.ts";
-import type { WalkPolicy } from "./walk_policy.ts";
+import { IGNORE_LEVEL_NAMES, type WalkPolicy } from "./walk_policy.ts";
 import { QUIET_MS, SWAP_PROBES } from "./workspace.ts";
 
 /** Options of one walk. */
@@ -258,10 +258,14 @@ export class Walker {
         continue;
       }
       this.stats.directories++;
-      const names = new Set(entries.map((e) => e.name));
+      // Only these names matter to the level: the ignore files and `.git`.
+      const names = new Set<string>();
+      for (const entry of entries) if (IGNORE_LEVEL_NAMES.has(entry.name)) names.add(entry.name);
       const { level, errors } = this.#policy.readLevel(node.absolute, node.relative, names);
       this.stats.errors += errors;
       const dirStack = node.stack.push(level);
+      // The ignore rules that can match here, found once for all the entries.
+      const policy = this.#policy.inDirectory(dirStack, node.relative);
       entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 
       // On the resume path: the component at this depth, and whether it is the last.
@@ -272,9 +276,11 @@ export class Walker {
       this.#batch = [];
       this.#readsHere = 0;
       this.#bytesHere = 0;
+      const prefix = node.relative === "" ? "" : node.relative + "/";
+      const walkPrefix = node.walkRelative === "" ? "" : node.walkRelative + "/";
+      const absolutePrefix = node.absolute + "/";
       for (const entry of entries) {
         const name = entry.name;
-        const path = node.relative === "" ? name : node.relative + "/" + name;
         if (entry.isSymlink) {
           if (!this.#policy.denylist.deniesEntry(node.relative, name)) this.stats.symlinks++;
           else this.stats.denied++;
@@ -291,7 +297,7 @@ export class Walker {
           if (!isDir && (inclusive ? name < resumeName : name <= resumeName)) continue;
           if (isDir && resumeName !== undefined && name < resumeName && !resumeHere) continue;
         }
-        const verdict = this.#policy.verdict(dirStack, path, name, isDir);
+        const verdict = policy.verdict(name, isDir);
         if (!verdict.walk) {
           if (verdict.reason === "denied") this.stats.denied++;
           else if (verdict.reason === "ignored") this.stats.ignored++;
@@ -299,10 +305,11 @@ export class Walker {
           else this.stats.skippedDirs++;
           continue;
         }
-        const walkPath = node.walkRelative === "" ? name : node.walkRelative + "/" + name;
+        const path = prefix + name;
+        const walkPath = walkPrefix + name;
         if (isDir) {
           subdirs.push({
-            absolute: node.absolute + "/" + name,
+            absolute: absolutePrefix + name,
             relative: path,
             walkRelative: walkPath,
             parent: node,
@@ -324,7 +331,7 @@ export class Walker {
         }
         this.stats.files++;
         yielded++;
-        yield { kind: "file", path, walkPath, name, absolute: node.absolute + "/" + name };
+        yield { kind: "file", path, walkPath, name, absolute: absolutePrefix + name };
       }
       const retry = yield* this.#finishDirectory(node, since, yielded);
       if (this.ended) return;

@@ -360,6 +360,15 @@ export class Walker {
    * the careful way, `fstat` checks the handle is a regular file within the
    * size cap and records its device and inode for the probes. (`fstatSync`
    * of `node:fs` costs ~40 µs a call on Deno 2.9.6, most of a read.)
+   *
+   * A read that fills less than the room it was given ends the file: a
+   * regular file reads short only at its end (POSIX; a file growing
+   * meanwhile gives what it held at that moment), so the second read that
+   * only saw the end is not made (ADR-068). What makes "regular file" true is
+   * the same proof as above; anything else read (a FIFO or device swapped
+   * in) belongs to a directory that is not confirmed, whatever the read gave.
+   * A filesystem that reads short in mid-file (some FUSE and network
+   * mounts) would have the rest of such a file unsearched, never more read.
    */
   read(file: WalkFile): ReadOutcome {
     let fd: number;
@@ -395,9 +404,11 @@ export class Walker {
           if (total > this.#maxFileBytes) break;
           this.#grow(total + 1);
         }
-        const n = readSync(fd, this.#buffer, total, this.#buffer.length - total, null);
-        if (n === 0) break;
+        const room = this.#buffer.length - total;
+        const n = readSync(fd, this.#buffer, total, room, null);
         total += n;
+        // A regular file reads short only at its end: no second read to see it (ADR-068).
+        if (n < room) break;
       }
       if (total > this.#maxFileBytes) {
         this.stats.tooLarge++;

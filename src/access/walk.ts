@@ -260,7 +260,11 @@ export class Walker {
       this.stats.directories++;
       // Only these names matter to the level: the ignore files and `.git`.
       const names = new Set<string>();
-      for (const entry of entries) if (IGNORE_LEVEL_NAMES.has(entry.name)) names.add(entry.name);
+      for (const entry of entries) {
+        const name = entry.name;
+        // All of them start with a dot: most names are told apart by their first character.
+        if (name.charCodeAt(0) === 0x2e && IGNORE_LEVEL_NAMES.has(name)) names.add(name);
+      }
       const { level, errors } = this.#policy.readLevel(node.absolute, node.relative, names);
       this.stats.errors += errors;
       const dirStack = node.stack.push(level);
@@ -286,11 +290,11 @@ export class Walker {
           else this.stats.denied++;
           continue;
         }
-        if (!entry.isFile && !entry.isDirectory) {
+        const isDir = entry.isDirectory;
+        if (!isDir && !entry.isFile) {
           this.stats.special++;
           continue;
         }
-        const isDir = entry.isDirectory;
         if (resumeName !== undefined) {
           // Files come before subdirectories: on the way down, every file here precedes the resume point.
           if (!isDir && !resumeHere) continue;

@@ -42,7 +42,7 @@ export const DEFAULT_SKIPPED_DIRS: readonly string[] = [
 /** The largest ignore file read; a larger one is skipped (counted as an error). */
 export const MAX_IGNORE_FILE_BYTES = 1024 * 1024;
 
-/** The entry names {@linkcode WalkPolicy.readLevel} looks at: the ignore files and `.git`. */
+/** The entry names {@linkcode WalkPolicy.readLevel} looks at: the ignore files and `.git` (each starts with a dot, which the walker tests first). */
 export const IGNORE_LEVEL_NAMES: ReadonlySet<string> = new Set([
   ".rgignore",
   ".ignore",

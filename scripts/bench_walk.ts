@@ -11,7 +11,9 @@
  *   `String.indexOf` (what a literal full scan costs below `search_code`);
  * - `first100`: `search_code` for the first 100 matches of
  *   `EXPORT_SYMBOL_GPL`, from the call, on a direct context (as in a tool
- *   worker).
+ *   worker);
+ * - `first100 server`: the same through the real server (sandbox workers;
+ *   the CPU is the whole process's, workers included).
  *
  * With `BENCH_BASELINE=DIR` (an older checkout of this repository, e.g.
  * `git worktree add /tmp/base <commit>` or `git archive <commit> | tar x -C
@@ -71,12 +73,17 @@ interface Subject {
   readonly label: string;
   walk(read: boolean): number;
   first100(): Promise<void>;
+  first100Server(): Promise<void>;
+  close(): void;
 }
 
 async function load(root: string, label: string): Promise<Subject> {
   const walkModule = await import(`${root}/src/access/walk.ts`);
   const fixtures = await import(`${root}/tests/helpers/fixtures.ts`);
-  const ctx = fixtures.directContext(CORPUS, { MCP_SANDBOX__TOOL_TIMEOUT_MS: "600000" });
+  const env = { MCP_SANDBOX__TOOL_TIMEOUT_MS: "600000" };
+  const ctx = fixtures.directContext(CORPUS, env);
+  const server = fixtures.startServer(CORPUS, env);
+  await server.dispatcher.call("search_code", { pattern: "warm-up", path: "README" });
   return {
     label,
     walk(read: boolean): number {
@@ -103,6 +110,15 @@ async function load(root: string, label: string): Promise<Subject> {
       const total = (result.structuredContent as { total_matches?: number }).total_matches;
       if (total !== 100) throw new Error(`${label}: first 100 gave ${total}`);
     },
+    async first100Server(): Promise<void> {
+      const result = await server.dispatcher.call("search_code", {
+        pattern: "EXPORT_SYMBOL_GPL",
+        max_results: 100,
+      });
+      const total = (result.structuredContent as { total_matches?: number }).total_matches;
+      if (total !== 100) throw new Error(`${label}: first 100 through the server gave ${total}`);
+    },
+    close: () => server[Symbol.dispose](),
   };
 }
 
@@ -119,7 +135,7 @@ function median(xs: number[]): number {
 const subjects = [await load(REPO_ROOT, "this tree")];
 if (BASELINE) subjects.push(await load(BASELINE.replace(/\/$/, ""), `baseline ${BASELINE}`));
 
-const MEASURES = ["walk", "walk+read", "first100"] as const;
+const MEASURES = ["walk", "walk+read", "first100", "first100 server"] as const;
 type Measure = typeof MEASURES[number];
 const samples = new Map<string, { wall: number[]; cpu: number[] }>();
 let files = 0;
@@ -131,6 +147,7 @@ for (let r = 0; r < ROUNDS; r++) {
     for (const s of order) {
       const wall0 = performance.now(), cpu0 = cpuNow();
       if (measure === "first100") await s.first100();
+      else if (measure === "first100 server") await s.first100Server();
       else s.walk(measure === "walk+read");
       const key = `${s.label}|${measure}`;
       const entry = samples.get(key) ?? { wall: [], cpu: [] };
@@ -154,7 +171,7 @@ for (const measure of MEASURES) {
   const base = samples.get(`${subjects[1]?.label}|${measure}`);
   for (const s of subjects) {
     const { wall, cpu } = samples.get(`${s.label}|${measure}`)!;
-    const perFile = measure === "first100" ? "" : (median(cpu) * 1000 / files).toFixed(1);
+    const perFile = measure.startsWith("first100") ? "" : (median(cpu) * 1000 / files).toFixed(1);
     const ratio = base && s !== subjects[1]
       ? ` ${(median(cpu) / median(base.cpu)).toFixed(2)}× |`
       : BASELINE
@@ -167,3 +184,4 @@ for (const measure of MEASURES) {
     );
   }
 }
+for (const s of subjects) s.close();

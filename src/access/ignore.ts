@@ -235,10 +235,16 @@ export class IgnoreFile {
     this.errors = errors;
     // Each source is `^…$`: anchored once outside the alternation, V8 tries it at the start
     // only, instead of at every position of the name.
+    // and the `*…` globs share one leading `[^/]*` (the same language): each alternative of its
+    // own scanned the whole name and backtracked over it, one after the other.
     const onName = this.#namePatterns.map((p) => p.re.source.slice(1, -1));
-    this.#anyName = onName.length > 1
-      ? new RegExp(`^(?:${onName.map((s) => `(?:${s})`).join("|")})$`, "s")
-      : undefined;
+    const star = "[^/]*";
+    const leading = onName.filter((s) => s.startsWith(star)).map((s) =>
+      `(?:${s.slice(star.length)})`
+    );
+    const others = onName.filter((s) => !s.startsWith(star)).map((s) => `(?:${s})`);
+    if (leading.length > 0) others.push(`${star}(?:${leading.join("|")})`);
+    this.#anyName = onName.length > 1 ? new RegExp(`^(?:${others.join("|")})$`, "s") : undefined;
   }
 
   #add(glob: string, rule: CompiledRule): void {
@@ -285,6 +291,8 @@ export class IgnoreFile {
    * once. Undefined when no rule of the file can match anything there.
    */
   inDirectory(dir: string): IgnoreFileInDirectory | undefined {
+    const exact = this.#byPath.get(dir);
+    if (this.#pathPatterns.length === 0 && exact === undefined) return this.#byNameOnly;
     const components = dir === "" ? [] : dir.split("/");
     const depth = components.length;
     const paths: PathPattern[] = [];
@@ -299,7 +307,15 @@ export class IgnoreFile {
       }
       paths.push(pattern);
     }
-    const exact = this.#byPath.get(dir);
+    if (exact === undefined && paths.length === 0) return this.#byNameOnly;
+    return this.#narrowed(dir === "" ? "" : dir + "/", exact, paths);
+  }
+
+  #narrowed(
+    prefix: string,
+    exact: Map<string, CompiledRule[]> | undefined,
+    paths: readonly PathPattern[],
+  ): IgnoreFileInDirectory | undefined {
     const byName = this.#byName.size > 0 ? this.#byName : undefined;
     const bySuffix = this.#bySuffixKey.size > 0 ? this.#bySuffixKey : undefined;
     if (
@@ -307,7 +323,7 @@ export class IgnoreFile {
       exact === undefined && this.#namePatterns.length === 0 && paths.length === 0
     ) return undefined;
     return new IgnoreFileInDirectory(
-      dir === "" ? "" : dir + "/",
+      prefix,
       byName,
       bySuffix,
       this.#suffixAlways,
@@ -317,6 +333,14 @@ export class IgnoreFile {
       paths,
     );
   }
+
+  /** The file in any directory where neither a literal path nor a path glob can match: names only. */
+  get #byNameOnly(): IgnoreFileInDirectory | undefined {
+    if (this.#nameOnly === null) this.#nameOnly = this.#narrowed("", undefined, []);
+    return this.#nameOnly;
+  }
+
+  #nameOnly: IgnoreFileInDirectory | undefined | null = null;
 
   /**
    * The deciding rule for `path` (relative to this file's directory, `/`
@@ -363,19 +387,20 @@ export class IgnoreFileInDirectory {
     this.#paths = paths;
   }
 
-  /** The deciding rule of this file for the entry `name`, or `undefined` when none matches. */
-  match(name: string, isDir: boolean): IgnoreMatch | undefined {
+  /**
+   * The deciding rule of this file for the entry `name`, or `undefined` when
+   * none matches. `extension` is {@linkcode extensionOf} `name` (a caller
+   * asking several files finds it once).
+   */
+  match(name: string, isDir: boolean, extension = extensionOf(name)): IgnoreMatch | undefined {
     let best: CompiledRule | undefined;
     const named = this.#byName?.get(name);
     if (named !== undefined) best = latest(named, isDir, best);
-    if (this.#bySuffixKey !== undefined) {
-      const dot = name.lastIndexOf(".");
-      if (dot >= 0) {
-        const bySuffix = this.#bySuffixKey.get(name.slice(dot));
-        if (bySuffix !== undefined) {
-          for (const s of bySuffix) {
-            if (name.endsWith(s.suffix) && better(s.rule, isDir, best)) best = s.rule;
-          }
+    if (this.#bySuffixKey !== undefined && extension !== "") {
+      const bySuffix = this.#bySuffixKey.get(extension);
+      if (bySuffix !== undefined) {
+        for (const s of bySuffix) {
+          if (name.endsWith(s.suffix) && better(s.rule, isDir, best)) best = s.rule;
         }
       }
     }
@@ -411,6 +436,12 @@ export class IgnoreFileInDirectory {
     }
     return best?.match;
   }
+}
+
+/** From the last dot of `name` to its end (`.c`), or `""` when it has no dot: the key of `*.ext` rules. */
+function extensionOf(name: string): string {
+  const dot = name.lastIndexOf(".");
+  return dot < 0 ? "" : name.slice(dot);
 }
 
 /** Whether `rule` applies (dir-only rules to directories) and comes after `best`. */
@@ -608,8 +639,10 @@ export class DirectoryIgnore {
   /** The deciding rule for the entry `name` of this directory, or `undefined` when none matches. */
   match(name: string, isDir: boolean): IgnoreMatch | undefined {
     const files = this.#files;
+    if (files.length === 0) return undefined;
+    const extension = extensionOf(name);
     for (let i = 0; i < files.length; i++) {
-      const found = files[i].match(name, isDir);
+      const found = files[i].match(name, isDir, extension);
       if (found !== undefined) return found;
     }
     return undefined;

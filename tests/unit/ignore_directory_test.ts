@@ -133,7 +133,9 @@ Deno.test("ignore per directory: generated rules and paths agree with the plain 
     return (seed >>> 0) % n;
   };
   const atoms = ["a", "b", "x", "*", "?", "*.c", "b.*", "**", "{a,x}", "[ab]", "[!a]", "y"];
-  const names = ["a", "b", "x", "y", "b.c", "a.c", "ab"];
+  // Name globs that start with `*` and hold other wildcards share one `[^/]*` in the pre-test.
+  atoms.push("*.[ch]", "*a?", "*.c.*", "x*");
+  const names = ["a", "b", "x", "y", "b.c", "a.c", "ab", "x.h", "bab", "a.c.o", "xa.c"];
   for (let round = 0; round < 200; round++) {
     const lines: string[] = [];
     for (let r = 0; r < 6; r++) {

@@ -191,7 +191,7 @@ export class Denylist {
    * allowed; {@linkcode deniesPath} checks a whole path.
    */
   deniesEntry(parent: string, name: string): boolean {
-    const keys = denyKeys(name);
+    const keys = keysOf(name);
     if (this.#slotDenied(keys)) return true;
     if (this.#paths.length === 0) return false;
     const hasParts = name.includes("\\");
@@ -270,6 +270,21 @@ function viewsOf(components: readonly string[]): Slot[][] {
   return [whole, components.flatMap((c) => c.split("\\").filter((p) => p !== "")).map(denyKeys)];
 }
 
+/**
+ * {@linkcode denyKeys} of `name`, with the common case first: a name of
+ * printable ASCII, without a backslash and not ending in a dot or a space, has the
+ * one form its lower case (what `denyKeys` gives it too), found without the
+ * fold's expressions. A walk asks this of every entry.
+ */
+function keysOf(name: string): string[] {
+  const last = name.charCodeAt(name.length - 1);
+  if (last !== 0x2e && last !== 0x20 && !NOT_PLAIN.test(name)) return [name.toLowerCase()];
+  return denyKeys(name);
+}
+
+/** Anything but printable ASCII, and the backslash (which splits a name into parts). */
+const NOT_PLAIN = /[^\x20-\x5b\x5d-\x7e]/;
+
 function splitPath(path: string): string[] {
   return path.split("/").filter((c) => c !== "" && c !== ".");
 }
@@ -299,6 +314,12 @@ function anyOf(globs: readonly string[]): RegExp {
     }
   }
   if (sources.size === 0) return /(?!)/;
+  // The same language with one leading `.*` for all the `*…` forms: V8 tries the alternatives
+  // one by one, and each `.*` alternative scanned the whole name and backtracked over it, so
+  // ~20 of them cost ~2 µs a name; under one `.*` the suffixes are tried in one backtrack.
+  const leading = [...sources].filter((s) => s.startsWith(".*")).map((s) => s.slice(2));
+  const others = [...sources].filter((s) => !s.startsWith(".*"));
+  if (leading.length > 0) others.push(`.*(?:${leading.join("|")})`);
   // `s`: a name with a newline in it still matches `*`. `i`: a belt to the fold's braces.
-  return new RegExp(`^(?:${[...sources].join("|")})$`, "is");
+  return new RegExp(`^(?:${others.join("|")})$`, "is");
 }

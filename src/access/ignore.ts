@@ -155,13 +155,35 @@ interface CompiledRule {
   readonly index: number;
   readonly dirOnly: boolean;
   readonly rule: IgnoreRule;
+  /** What a match by this rule answers (made once, not per entry). */
+  readonly match: IgnoreMatch;
+}
+
+/**
+ * A rule matched against the path (relative to its ignore file's directory),
+ * with what a directory's entries must have for it to match any of them:
+ * the glob's leading components (before any `**`), each a whole-component
+ * expression, and the exact number of components when there is no `**`.
+ * `components` is undefined when the glob cannot be split at its slashes
+ * (a class, an escaped `/`, or a `/` inside `{}`): it is then tried on
+ * every entry.
+ */
+interface PathPattern {
+  readonly re: RegExp;
+  readonly rule: CompiledRule;
+  readonly components: readonly RegExp[] | undefined;
+  /** The number of components a matching path has, or -1 when the glob holds `**`. */
+  readonly exactLength: number;
 }
 
 /**
  * The rules of one ignore file, compiled once. Rules of the shape `name`
  * (any depth), `*.ext` (any depth) and anchored literal paths are looked up
  * in maps; only the rest are regular expressions, tried from the last rule
- * back and only while they could beat the best fast-path match.
+ * back and only while they could beat the best fast-path match. For each
+ * directory a walk enters, {@linkcode IgnoreFile.inDirectory} narrows the
+ * path rules to those that can match an entry there, once per directory
+ * rather than once per entry.
  */
 export class IgnoreFile {
   /** The rules that compiled, in file order. */
@@ -171,9 +193,14 @@ export class IgnoreFile {
   readonly #byName = new Map<string, CompiledRule[]>();
   readonly #bySuffixKey = new Map<string, { suffix: string; rule: CompiledRule }[]>();
   readonly #suffixAlways: { suffix: string; rule: CompiledRule }[] = [];
-  readonly #byPath = new Map<string, CompiledRule[]>();
-  /** Regular expressions, in rule order; `onName`: tested on the last component only. */
-  readonly #patterns: { re: RegExp; onName: boolean; rule: CompiledRule }[] = [];
+  /** Literal paths, by the directory they are in (`""`: this file's own) and then the name. */
+  readonly #byPath = new Map<string, Map<string, CompiledRule[]>>();
+  /** Globs tested on the last component only, in rule order. */
+  readonly #namePatterns: { re: RegExp; rule: CompiledRule }[] = [];
+  /** Globs tested on the whole relative path, in rule order. */
+  readonly #pathPatterns: PathPattern[] = [];
+  /** One test of all name globs at once: most names match none of them. */
+  readonly #anyName: RegExp | undefined;
 
   /** Parses `text`, the ignore file at `source` (workspace-relative, for reporting). */
   constructor(text: string, source: string) {
@@ -189,7 +216,12 @@ export class IgnoreFile {
         pattern: parsed.original,
         whitelist: parsed.whitelist,
       };
-      const compiled: CompiledRule = { index: rules.length, dirOnly: parsed.dirOnly, rule };
+      const compiled: CompiledRule = {
+        index: rules.length,
+        dirOnly: parsed.dirOnly,
+        rule,
+        match: { ignored: !rule.whitelist, rule },
+      };
       try {
         this.#add(parsed.glob, compiled);
       } catch (error) {
@@ -201,14 +233,19 @@ export class IgnoreFile {
     }
     this.rules = rules;
     this.errors = errors;
-    const onName = this.#patterns.filter((p) => p.onName).map((p) => p.re.source);
-    // One test of all name patterns at once: most names match none of them.
-    this.#anyName = onName.length > 1
-      ? new RegExp(onName.map((s) => `(?:${s})`).join("|"), "s")
-      : undefined;
+    // Each source is `^…$`: anchored once outside the alternation, V8 tries it at the start
+    // only, instead of at every position of the name.
+    // and the `*…` globs share one leading `[^/]*` (the same language): each alternative of its
+    // own scanned the whole name and backtracked over it, one after the other.
+    const onName = this.#namePatterns.map((p) => p.re.source.slice(1, -1));
+    const star = "[^/]*";
+    const leading = onName.filter((s) => s.startsWith(star)).map((s) =>
+      `(?:${s.slice(star.length)})`
+    );
+    const others = onName.filter((s) => !s.startsWith(star)).map((s) => `(?:${s})`);
+    if (leading.length > 0) others.push(`${star}(?:${leading.join("|")})`);
+    this.#anyName = onName.length > 1 ? new RegExp(`^(?:${others.join("|")})$`, "s") : undefined;
   }
-
-  #anyName: RegExp | undefined;
 
   #add(glob: string, rule: CompiledRule): void {
     if (glob.startsWith("**/") && !META.test(glob.slice(3)) && !glob.slice(3).includes("/")) {
@@ -221,18 +258,89 @@ export class IgnoreFile {
       if (dot >= 0) push(this.#bySuffixKey, suffix.slice(dot), { suffix, rule });
       else this.#suffixAlways.push({ suffix, rule });
     } else if (!META.test(glob)) {
-      push(this.#byPath, glob, rule);
+      const slash = glob.lastIndexOf("/");
+      const dir = slash < 0 ? "" : glob.slice(0, slash);
+      let names = this.#byPath.get(dir);
+      if (names === undefined) this.#byPath.set(dir, names = new Map());
+      push(names, glob.slice(slash + 1), rule);
     } else if (glob.startsWith("**/") && !glob.slice(3).includes("/")) {
       // "**/" + a glob without "/": it matches exactly when the name does.
-      this.#patterns.push({
-        re: new RegExp(globToRegExpSource(glob.slice(3)), "s"),
-        onName: true,
-        rule,
-      });
+      this.#namePatterns.push({ re: new RegExp(globToRegExpSource(glob.slice(3)), "s"), rule });
     } else {
-      this.#patterns.push({ re: new RegExp(globToRegExpSource(glob), "s"), onName: false, rule });
+      const re = new RegExp(globToRegExpSource(glob), "s");
+      const parts = splitComponents(glob);
+      if (parts === undefined) {
+        this.#pathPatterns.push({ re, rule, components: undefined, exactLength: -1 });
+      } else {
+        const globstar = parts.indexOf("**");
+        const leading = globstar < 0 ? parts : parts.slice(0, globstar);
+        this.#pathPatterns.push({
+          re,
+          rule,
+          components: leading.map((c) => new RegExp(globToRegExpSource(c), "s")),
+          exactLength: globstar < 0 ? parts.length : -1,
+        });
+      }
     }
   }
+
+  /**
+   * This file's rules as they apply to the entries of directory `dir`
+   * (relative to this file's directory, `/`-separated, `""` for its own):
+   * the literal paths and path globs that can match an entry there, found
+   * once. Undefined when no rule of the file can match anything there.
+   */
+  inDirectory(dir: string): IgnoreFileInDirectory | undefined {
+    const exact = this.#byPath.get(dir);
+    if (this.#pathPatterns.length === 0 && exact === undefined) return this.#byNameOnly;
+    const components = dir === "" ? [] : dir.split("/");
+    const depth = components.length;
+    const paths: PathPattern[] = [];
+    for (const pattern of this.#pathPatterns) {
+      const leading = pattern.components;
+      if (leading !== undefined) {
+        if (pattern.exactLength >= 0 && pattern.exactLength !== depth + 1) continue;
+        const n = Math.min(leading.length, depth);
+        let fits = true;
+        for (let i = 0; i < n && fits; i++) fits = leading[i].test(components[i]);
+        if (!fits) continue;
+      }
+      paths.push(pattern);
+    }
+    if (exact === undefined && paths.length === 0) return this.#byNameOnly;
+    return this.#narrowed(dir === "" ? "" : dir + "/", exact, paths);
+  }
+
+  #narrowed(
+    prefix: string,
+    exact: Map<string, CompiledRule[]> | undefined,
+    paths: readonly PathPattern[],
+  ): IgnoreFileInDirectory | undefined {
+    const byName = this.#byName.size > 0 ? this.#byName : undefined;
+    const bySuffix = this.#bySuffixKey.size > 0 ? this.#bySuffixKey : undefined;
+    if (
+      byName === undefined && bySuffix === undefined && this.#suffixAlways.length === 0 &&
+      exact === undefined && this.#namePatterns.length === 0 && paths.length === 0
+    ) return undefined;
+    return new IgnoreFileInDirectory(
+      prefix,
+      byName,
+      bySuffix,
+      this.#suffixAlways,
+      exact,
+      this.#namePatterns,
+      this.#anyName,
+      paths,
+    );
+  }
+
+  /** The file in any directory where neither a literal path nor a path glob can match: names only. */
+  get #byNameOnly(): IgnoreFileInDirectory | undefined {
+    if (this.#nameOnly === null) this.#nameOnly = this.#narrowed("", undefined, []);
+    return this.#nameOnly;
+  }
+
+  #nameOnly: IgnoreFileInDirectory | undefined | null = null;
 
   /**
    * The deciding rule for `path` (relative to this file's directory, `/`
@@ -240,35 +348,151 @@ export class IgnoreFile {
    * matches.
    */
   match(path: string, name: string, isDir: boolean): IgnoreMatch | undefined {
+    return this.inDirectory(parentOf(path))?.match(name, isDir);
+  }
+}
+
+/**
+ * One ignore file's rules narrowed to one directory's entries
+ * ({@linkcode IgnoreFile.inDirectory}): asked per entry with its name only;
+ * the path is built only when a path glob is left to try.
+ */
+export class IgnoreFileInDirectory {
+  readonly #prefix: string;
+  readonly #byName: Map<string, CompiledRule[]> | undefined;
+  readonly #bySuffixKey: Map<string, { suffix: string; rule: CompiledRule }[]> | undefined;
+  readonly #suffixAlways: readonly { suffix: string; rule: CompiledRule }[];
+  readonly #exact: Map<string, CompiledRule[]> | undefined;
+  readonly #namePatterns: readonly { re: RegExp; rule: CompiledRule }[];
+  readonly #anyName: RegExp | undefined;
+  readonly #paths: readonly PathPattern[];
+
+  constructor(
+    prefix: string,
+    byName: Map<string, CompiledRule[]> | undefined,
+    bySuffixKey: Map<string, { suffix: string; rule: CompiledRule }[]> | undefined,
+    suffixAlways: readonly { suffix: string; rule: CompiledRule }[],
+    exact: Map<string, CompiledRule[]> | undefined,
+    namePatterns: readonly { re: RegExp; rule: CompiledRule }[],
+    anyName: RegExp | undefined,
+    paths: readonly PathPattern[],
+  ) {
+    this.#prefix = prefix;
+    this.#byName = byName;
+    this.#bySuffixKey = bySuffixKey;
+    this.#suffixAlways = suffixAlways;
+    this.#exact = exact;
+    this.#namePatterns = namePatterns;
+    this.#anyName = anyName;
+    this.#paths = paths;
+  }
+
+  /**
+   * The deciding rule of this file for the entry `name`, or `undefined` when
+   * none matches. `extension` is {@linkcode extensionOf} `name` (a caller
+   * asking several files finds it once).
+   */
+  match(name: string, isDir: boolean, extension = extensionOf(name)): IgnoreMatch | undefined {
     let best: CompiledRule | undefined;
-    const consider = (rule: CompiledRule) => {
-      if ((!rule.dirOnly || isDir) && (best === undefined || rule.index > best.index)) best = rule;
-    };
-    const named = this.#byName.get(name);
-    if (named) { for (const rule of named) consider(rule); }
-    const dot = name.lastIndexOf(".");
-    if (dot >= 0) {
-      const bySuffix = this.#bySuffixKey.get(name.slice(dot));
-      if (bySuffix) { for (const s of bySuffix) if (name.endsWith(s.suffix)) consider(s.rule); }
-    }
-    for (const s of this.#suffixAlways) if (name.endsWith(s.suffix)) consider(s.rule);
-    const exact = this.#byPath.get(path);
-    if (exact) { for (const rule of exact) consider(rule); }
-    const nameCanMatch = this.#anyName === undefined || this.#anyName.test(name);
-    for (let i = this.#patterns.length - 1; i >= 0; i--) {
-      const { re, onName, rule } = this.#patterns[i];
-      if (onName && !nameCanMatch) continue;
-      if (best !== undefined && rule.index < best.index) break;
-      if ((!rule.dirOnly || isDir) && re.test(onName ? name : path)) {
-        consider(rule);
-        break;
+    const named = this.#byName?.get(name);
+    if (named !== undefined) best = latest(named, isDir, best);
+    if (this.#bySuffixKey !== undefined && extension !== "") {
+      const bySuffix = this.#bySuffixKey.get(extension);
+      if (bySuffix !== undefined) {
+        for (const s of bySuffix) {
+          if (name.endsWith(s.suffix) && better(s.rule, isDir, best)) best = s.rule;
+        }
       }
     }
-    const decided = best as CompiledRule | undefined;
-    return decided === undefined
-      ? undefined
-      : { ignored: !decided.rule.whitelist, rule: decided.rule };
+    for (const s of this.#suffixAlways) {
+      if (name.endsWith(s.suffix) && better(s.rule, isDir, best)) best = s.rule;
+    }
+    const exact = this.#exact?.get(name);
+    if (exact !== undefined) best = latest(exact, isDir, best);
+    // Name globs, then path globs, from the last rule back: the first that matches is the
+    // latest of its kind, and none is tried once it could no longer beat the best so far.
+    const names = this.#namePatterns;
+    if (names.length > 0 && (this.#anyName === undefined || this.#anyName.test(name))) {
+      for (let i = names.length - 1; i >= 0; i--) {
+        const { re, rule } = names[i];
+        if (best !== undefined && rule.index < best.index) break;
+        if ((!rule.dirOnly || isDir) && re.test(name)) {
+          best = rule;
+          break;
+        }
+      }
+    }
+    const paths = this.#paths;
+    if (paths.length > 0) {
+      const path = this.#prefix + name;
+      for (let i = paths.length - 1; i >= 0; i--) {
+        const { re, rule } = paths[i];
+        if (best !== undefined && rule.index < best.index) break;
+        if ((!rule.dirOnly || isDir) && re.test(path)) {
+          best = rule;
+          break;
+        }
+      }
+    }
+    return best?.match;
   }
+}
+
+/** From the last dot of `name` to its end (`.c`), or `""` when it has no dot: the key of `*.ext` rules. */
+function extensionOf(name: string): string {
+  const dot = name.lastIndexOf(".");
+  return dot < 0 ? "" : name.slice(dot);
+}
+
+/** Whether `rule` applies (dir-only rules to directories) and comes after `best`. */
+function better(rule: CompiledRule, isDir: boolean, best: CompiledRule | undefined): boolean {
+  return (!rule.dirOnly || isDir) && (best === undefined || rule.index > best.index);
+}
+
+function latest(
+  rules: readonly CompiledRule[],
+  isDir: boolean,
+  best: CompiledRule | undefined,
+): CompiledRule | undefined {
+  for (const rule of rules) if (better(rule, isDir, best)) best = rule;
+  return best;
+}
+
+/**
+ * A glob's components at its slashes, or undefined when a slash is not a
+ * plain separator there or a component could match a `/` (a class, which
+ * may hold one in a range; an escaped `/`; a `/` between `{` and `}`).
+ */
+function splitComponents(glob: string): string[] | undefined {
+  if (glob.includes("[")) return undefined;
+  const parts: string[] = [];
+  let current = "";
+  let braces = 0;
+  for (let i = 0; i < glob.length; i++) {
+    const ch = glob[i];
+    if (ch === "\\") {
+      if (glob[i + 1] === "/") return undefined;
+      current += ch + (glob[i + 1] ?? "");
+      i++;
+    } else if (ch === "{") {
+      braces++;
+      current += ch;
+    } else if (ch === "}") {
+      braces--;
+      current += ch;
+    } else if (ch === "/") {
+      if (braces !== 0) return undefined;
+      parts.push(current);
+      current = "";
+    } else current += ch;
+  }
+  parts.push(current);
+  return parts;
+}
+
+function parentOf(relative: string): string {
+  const slash = relative.lastIndexOf("/");
+  return slash < 0 ? "" : relative.slice(0, slash);
 }
 
 function push<V>(map: Map<string, V[]>, key: string, value: V): void {
@@ -352,29 +576,75 @@ export class IgnoreStack {
   }
 
   /**
-   * What the ignore files say about `path` (workspace-relative) named `name`.
-   * Precedence, as in ripgrep's `dir.rs`: per kind, the deepest directory
-   * with a matching rule decides; then `.rgignore` beats `.ignore`, which
-   * beats `.gitignore`, which beats `.git/info/exclude`. The git kinds apply
-   * only inside a repository (a `.git` at this level or above) when
-   * `requireGit` is set, and stop at the nearest repository root going up.
+   * What the ignore files say about `path` (workspace-relative) named `name`:
+   * {@linkcode IgnoreStack.inDirectory} of its folder, asked once.
    */
   match(path: string, name: string, isDir: boolean, requireGit: boolean): IgnoreMatch | undefined {
-    const found: (IgnoreMatch | undefined)[] = [undefined, undefined, undefined, undefined];
+    return this.inDirectory(parentOf(path), requireGit).match(name, isDir);
+  }
+
+  /**
+   * The rules in force for the entries of directory `dir` (workspace-
+   * relative, at or below the top level of this stack), compiled for it once:
+   * a walk asks it per directory, then per entry by name. Precedence, as in
+   * ripgrep's `dir.rs`: per kind, the deepest directory with a matching rule
+   * decides; then `.rgignore` beats `.ignore`, which beats `.gitignore`,
+   * which beats `.git/info/exclude`. The git kinds apply only inside a
+   * repository (a `.git` at this level or above) when `requireGit` is set,
+   * and stop at the nearest repository root going up.
+   */
+  inDirectory(dir: string, requireGit: boolean): DirectoryIgnore {
+    const byKind: IgnoreFileInDirectory[][] = [[], [], [], []];
     const gitApplies = !requireGit || this.inRepository;
     let sawGit = false;
+    let any = false;
     for (let s: IgnoreStack | undefined = this as IgnoreStack; s !== undefined; s = s.#parent) {
       const level = s.#level;
       if (level === undefined) break;
-      const relative = level.dir === "" ? path : path.slice(level.dir.length + 1);
+      const relative = level.dir === ""
+        ? dir
+        : dir === level.dir
+        ? ""
+        : dir.slice(level.dir.length + 1);
       for (let k = 0; k < IGNORE_FILE_KINDS.length; k++) {
-        if (found[k] !== undefined) continue;
         if (k >= 2 && (!gitApplies || sawGit)) continue;
-        const file = level.files[IGNORE_FILE_KINDS[k]];
-        if (file) found[k] = file.match(relative, name, isDir);
+        const here = level.files[IGNORE_FILE_KINDS[k]]?.inDirectory(relative);
+        if (here !== undefined) {
+          byKind[k].push(here);
+          any = true;
+        }
       }
       sawGit = sawGit || level.hasGit;
     }
-    return found[0] ?? found[1] ?? found[2] ?? found[3];
+    return any ? new DirectoryIgnore(byKind.flat()) : DirectoryIgnore.NONE;
+  }
+}
+
+/**
+ * The ignore rules in force in one directory ({@linkcode IgnoreStack.inDirectory}),
+ * in the order they are asked: by kind (`.rgignore` first), deepest file first
+ * within a kind. The first file with a matching rule decides.
+ */
+export class DirectoryIgnore {
+  /** No ignore file has a rule that can match here. */
+  static readonly NONE: DirectoryIgnore = new DirectoryIgnore([]);
+
+  readonly #files: readonly IgnoreFileInDirectory[];
+
+  /** `files` in the order they are asked. */
+  constructor(files: readonly IgnoreFileInDirectory[]) {
+    this.#files = files;
+  }
+
+  /** The deciding rule for the entry `name` of this directory, or `undefined` when none matches. */
+  match(name: string, isDir: boolean): IgnoreMatch | undefined {
+    const files = this.#files;
+    if (files.length === 0) return undefined;
+    const extension = extensionOf(name);
+    for (let i = 0; i < files.length; i++) {
+      const found = files[i].match(name, isDir, extension);
+      if (found !== undefined) return found;
+    }
+    return undefined;
   }
 }

@@ -37,7 +37,7 @@ import { closeSync, constants as fsConstants, fstatSync, openSync, readSync } fr
 import type { ResolvedPath } from "./resolve.ts";
 import type { StopSignal } from "../contract/stop.ts";
 import { IgnoreStack } from "./ignore.ts";
-import type { WalkPolicy } from "./walk_policy.ts";
+import { IGNORE_LEVEL_NAMES, type WalkPolicy } from "./walk_policy.ts";
 import { QUIET_MS, SWAP_PROBES } from "./workspace.ts";
 
 /** Options of one walk. */
@@ -258,10 +258,18 @@ export class Walker {
         continue;
       }
       this.stats.directories++;
-      const names = new Set(entries.map((e) => e.name));
+      // Only these names matter to the level: the ignore files and `.git`.
+      const names = new Set<string>();
+      for (const entry of entries) {
+        const name = entry.name;
+        // All of them start with a dot: most names are told apart by their first character.
+        if (name.charCodeAt(0) === 0x2e && IGNORE_LEVEL_NAMES.has(name)) names.add(name);
+      }
       const { level, errors } = this.#policy.readLevel(node.absolute, node.relative, names);
       this.stats.errors += errors;
       const dirStack = node.stack.push(level);
+      // The ignore rules that can match here, found once for all the entries.
+      const policy = this.#policy.inDirectory(dirStack, node.relative);
       entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 
       // On the resume path: the component at this depth, and whether it is the last.
@@ -272,26 +280,28 @@ export class Walker {
       this.#batch = [];
       this.#readsHere = 0;
       this.#bytesHere = 0;
+      const prefix = node.relative === "" ? "" : node.relative + "/";
+      const walkPrefix = node.walkRelative === "" ? "" : node.walkRelative + "/";
+      const absolutePrefix = node.absolute + "/";
       for (const entry of entries) {
         const name = entry.name;
-        const path = node.relative === "" ? name : node.relative + "/" + name;
         if (entry.isSymlink) {
           if (!this.#policy.denylist.deniesEntry(node.relative, name)) this.stats.symlinks++;
           else this.stats.denied++;
           continue;
         }
-        if (!entry.isFile && !entry.isDirectory) {
+        const isDir = entry.isDirectory;
+        if (!isDir && !entry.isFile) {
           this.stats.special++;
           continue;
         }
-        const isDir = entry.isDirectory;
         if (resumeName !== undefined) {
           // Files come before subdirectories: on the way down, every file here precedes the resume point.
           if (!isDir && !resumeHere) continue;
           if (!isDir && (inclusive ? name < resumeName : name <= resumeName)) continue;
           if (isDir && resumeName !== undefined && name < resumeName && !resumeHere) continue;
         }
-        const verdict = this.#policy.verdict(dirStack, path, name, isDir);
+        const verdict = policy.verdict(name, isDir);
         if (!verdict.walk) {
           if (verdict.reason === "denied") this.stats.denied++;
           else if (verdict.reason === "ignored") this.stats.ignored++;
@@ -299,10 +309,11 @@ export class Walker {
           else this.stats.skippedDirs++;
           continue;
         }
-        const walkPath = node.walkRelative === "" ? name : node.walkRelative + "/" + name;
+        const path = prefix + name;
+        const walkPath = walkPrefix + name;
         if (isDir) {
           subdirs.push({
-            absolute: node.absolute + "/" + name,
+            absolute: absolutePrefix + name,
             relative: path,
             walkRelative: walkPath,
             parent: node,
@@ -324,7 +335,7 @@ export class Walker {
         }
         this.stats.files++;
         yielded++;
-        yield { kind: "file", path, walkPath, name, absolute: node.absolute + "/" + name };
+        yield { kind: "file", path, walkPath, name, absolute: absolutePrefix + name };
       }
       const retry = yield* this.#finishDirectory(node, since, yielded);
       if (this.ended) return;
@@ -353,6 +364,15 @@ export class Walker {
    * the careful way, `fstat` checks the handle is a regular file within the
    * size cap and records its device and inode for the probes. (`fstatSync`
    * of `node:fs` costs ~40 µs a call on Deno 2.9.6, most of a read.)
+   *
+   * A read that fills less than the room it was given ends the file: a
+   * regular file reads short only at its end (POSIX; a file growing
+   * meanwhile gives what it held at that moment), so the second read that
+   * only saw the end is not made (ADR-068). What makes "regular file" true is
+   * the same proof as above; anything else read (a FIFO or device swapped
+   * in) belongs to a directory that is not confirmed, whatever the read gave.
+   * A filesystem that reads short in mid-file (some FUSE and network
+   * mounts) would have the rest of such a file unsearched, never more read.
    */
   read(file: WalkFile): ReadOutcome {
     let fd: number;
@@ -388,9 +408,11 @@ export class Walker {
           if (total > this.#maxFileBytes) break;
           this.#grow(total + 1);
         }
-        const n = readSync(fd, this.#buffer, total, this.#buffer.length - total, null);
-        if (n === 0) break;
+        const room = this.#buffer.length - total;
+        const n = readSync(fd, this.#buffer, total, room, null);
         total += n;
+        // A regular file reads short only at its end: no second read to see it (ADR-068).
+        if (n < room) break;
       }
       if (total > this.#maxFileBytes) {
         this.stats.tooLarge++;

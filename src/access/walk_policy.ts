@@ -13,6 +13,7 @@
 import { closeSync, constants as fsConstants, fstatSync, openSync, readSync } from "node:fs";
 import type { Denylist } from "./denylist.ts";
 import {
+  DirectoryIgnore,
   IgnoreFile,
   type IgnoreFileKind,
   type IgnoreLevel,
@@ -40,6 +41,14 @@ export const DEFAULT_SKIPPED_DIRS: readonly string[] = [
 
 /** The largest ignore file read; a larger one is skipped (counted as an error). */
 export const MAX_IGNORE_FILE_BYTES = 1024 * 1024;
+
+/** The entry names {@linkcode WalkPolicy.readLevel} looks at: the ignore files and `.git` (each starts with a dot, which the walker tests first). */
+export const IGNORE_LEVEL_NAMES: ReadonlySet<string> = new Set([
+  ".rgignore",
+  ".ignore",
+  ".gitignore",
+  ".git",
+]);
 
 /** How a walk treats ignore files and hidden names. */
 export interface WalkPolicyOptions {
@@ -102,20 +111,36 @@ export class WalkPolicy {
   /**
    * Whether the entry `name` at workspace-relative `path` is walked, given
    * the ignore stack of its directory. The deciding ignore rule travels
-   * with the answer.
+   * with the answer. The same answer as {@linkcode inDirectory}'s, which a
+   * walk uses to compile the rules once per directory.
    */
   verdict(stack: IgnoreStack, path: string, name: string, isDir: boolean): WalkVerdict {
     // The folder matters too: path patterns (`gh/hosts.yml`) deny a name only in its folder.
-    const parent = path.includes("/") ? path.slice(0, path.lastIndexOf("/")) : "";
-    if (this.denylist.deniesEntry(parent, name)) return DENIED;
-    if (isDir && this.skippedDirs.has(name)) return SKIPPED;
-    if (this.ignoreFiles) {
-      const match = stack.match(path, name, isDir, this.requireGit);
-      if (match?.ignored) return { walk: false, reason: "ignored", rule: match.rule };
-      if (match) return { walk: true, rule: match.rule };
+    const slash = path.lastIndexOf("/");
+    const parent = slash < 0 ? "" : path.slice(0, slash);
+    let last = this.#last;
+    if (last === undefined || last.stack !== stack || last.dir !== parent) {
+      last = { stack, dir: parent, policy: this.inDirectory(stack, parent) };
+      this.#last = last;
     }
-    if (!this.includeHidden && name.startsWith(".")) return HIDDEN;
-    return WALK;
+    return last.policy.verdict(name, isDir);
+  }
+
+  /** The last directory {@linkcode verdict} was asked about (a listing asks one many times). */
+  #last: { stack: IgnoreStack; dir: string; policy: DirectoryPolicy } | undefined;
+
+  /**
+   * The policy for the entries of directory `dir` (workspace-relative),
+   * whose ignore stack is `stack`: the ignore rules that can match there are
+   * found once ({@linkcode IgnoreStack.inDirectory}), and each entry is then
+   * decided from its name.
+   */
+  inDirectory(stack: IgnoreStack, dir: string): DirectoryPolicy {
+    return new DirectoryPolicy(
+      this,
+      dir,
+      this.ignoreFiles ? stack.inDirectory(dir, this.requireGit) : DirectoryIgnore.NONE,
+    );
   }
 
   /**
@@ -174,6 +199,38 @@ export class WalkPolicy {
       if (!verdict.walk) return { stack, blocked: verdict };
       dir = next;
     }
+  }
+}
+
+/** The walk policy applied to the entries of one directory ({@linkcode WalkPolicy.inDirectory}). */
+export class DirectoryPolicy {
+  readonly #policy: WalkPolicy;
+  readonly #dir: string;
+  readonly #ignore: DirectoryIgnore;
+
+  constructor(policy: WalkPolicy, dir: string, ignore: DirectoryIgnore) {
+    this.#policy = policy;
+    this.#dir = dir;
+    this.#ignore = ignore;
+  }
+
+  /**
+   * Whether the entry `name` of this directory is walked: the denylist, the
+   * skipped trees, the ignore files (whose whitelist rules keep even a
+   * hidden entry), then hidden names.
+   */
+  verdict(name: string, isDir: boolean): WalkVerdict {
+    const policy = this.#policy;
+    if (policy.denylist.deniesEntry(this.#dir, name)) return DENIED;
+    if (isDir && policy.skippedDirs.has(name)) return SKIPPED;
+    const match = this.#ignore.match(name, isDir);
+    if (match !== undefined) {
+      return match.ignored
+        ? { walk: false, reason: "ignored", rule: match.rule }
+        : { walk: true, rule: match.rule };
+    }
+    if (!policy.includeHidden && name.charCodeAt(0) === 0x2e) return HIDDEN;
+    return WALK;
   }
 }
 

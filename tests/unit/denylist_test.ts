@@ -212,3 +212,41 @@ Deno.test("denylist: docs/security.md's table gives every built-in pattern a rea
     assert.ok(DEFAULT_DENY_PATTERNS.includes(pattern), `docs/security.md lists unknown ${pattern}`);
   }
 });
+
+Deno.test("denylist: the name expression with its *… forms under one .* denies exactly what one alternative per pattern does", async () => {
+  // ADR-069 rewrote the expression for speed; a plain alternation of every folded pattern, each
+  // tried on every form of the name, is the reference it must agree with.
+  const { denyKeys, foldName, stripTrailing } = await import("../../src/access/path_semantics.ts");
+  const extra = ["*.vault", "secret?.txt", "x*y*z"];
+  const sources = new Set<string>();
+  for (const glob of [...DEFAULT_DENY_PATTERNS, ...extra].filter((p) => !p.includes("/"))) {
+    const folded = foldName(glob);
+    for (const form of [folded, stripTrailing(folded)]) {
+      sources.add(
+        [...form].map((ch) =>
+          ch === "*" ? ".*" : ch === "?" ? "." : ch.replace(/[.+^${}()|[\]\\]/g, "\\$&")
+        ).join(""),
+      );
+    }
+  }
+  const plain = new RegExp(`^(?:${[...sources].join("|")})$`, "is");
+  const list = new Denylist(extra);
+  const names = new Set<string>(["", "a", "Makefile", "main.c", "x.y.z", "keep.pem.txt", "yxz"]);
+  for (const glob of [...DEFAULT_DENY_PATTERNS, ...extra].filter((p) => !p.includes("/"))) {
+    for (const fill of ["", "a", "A.B", "tfstate", ".", "\u017f"]) {
+      const name = glob.replaceAll("*", fill).replaceAll("?", "q");
+      for (
+        const variant of [name, name.toUpperCase(), name + ".", name + " ", "x" + name, name + "x"]
+      ) {
+        names.add(variant);
+        names.add("dir\\" + variant);
+      }
+    }
+  }
+  for (const name of names) {
+    const expected = denyKeys(name).some((key) => plain.test(key));
+    assert.equal(list.deniesName(name), expected, JSON.stringify(name));
+    // A walk asks deniesEntry, whose common-case keys skip the fold's expressions.
+    assert.equal(list.deniesEntry("src", name), expected, `entry ${JSON.stringify(name)}`);
+  }
+});

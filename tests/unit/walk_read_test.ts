@@ -126,3 +126,76 @@ Deno.test("attack: a file swapped for a FIFO during a fast read neither hangs th
   assert.deepEqual(summary(events).slice(-2), ["a.txt=A\n", "done . confirmed=true again=false"]);
   assert.ok(walker.stats.special >= 1, JSON.stringify(walker.stats));
 });
+
+/** Walks `root` with `maxFileBytes`, reading every file: path → bytes, or the reason it was not read. */
+function readAll(root: string, maxFileBytes: number): Map<string, Uint8Array | string> {
+  const ctx = directContext(root, {});
+  const walker = new Walker(
+    ctx.workspace.walkPolicy,
+    ctx.workspace.policy.root,
+    ctx.workspace.resolve(""),
+    { maxFileBytes },
+  );
+  const out = new Map<string, Uint8Array | string>();
+  for (const event of walker.walk()) {
+    if (event.kind !== "file") continue;
+    const read = walker.read(event);
+    // A copy: the bytes are a view of the walker's reused buffer.
+    out.set(event.path, read.ok ? new Uint8Array(read.bytes) : read.reason);
+  }
+  return out;
+}
+
+Deno.test("walker: a read stops at the first short read, and sizes at the buffer's and the cap's edges are whole or too_large", async () => {
+  // The reused buffer starts at 64 KiB and doubles; one read that comes back short is the end
+  // of a regular file (ADR-068). Off-by-ones at these edges would cut a file or pass the cap.
+  const cap = 200_000;
+  const sizes = [0, 1, 65_535, 65_536, 65_537, 131_072, 131_073, cap - 1, cap, cap + 1];
+  const entries: Record<string, Uint8Array> = {};
+  for (const size of sizes) {
+    entries[`s${size}.bin`] = Uint8Array.from(
+      { length: size },
+      (_, i) => 0x61 + (i * 7 + size) % 26,
+    );
+  }
+  await using ws = await makeWorkspace(entries);
+  await new Promise((r) => setTimeout(r, SETTLE_MS));
+  const got = readAll(ws.root, cap);
+  for (const size of sizes) {
+    const read = got.get(`s${size}.bin`);
+    if (size > cap) assert.equal(read, "too_large", `${size} bytes`);
+    else assert.deepEqual(read, entries[`s${size}.bin`], `${size} bytes read whole`);
+  }
+});
+
+Deno.test("attack: a file that grows while the walker reads it gives a prefix of it, never more than the cap", async () => {
+  // A short read ends a read without a second one: a writer appending meanwhile must never get
+  // bytes past the cap through, nor anything but what the file held at some moment.
+  const cap = 100_000;
+  await using ws = await makeWorkspace({ "grow.txt": "start\n" });
+  await new Promise((r) => setTimeout(r, SETTLE_MS));
+  const writer = new Deno.Command("sh", {
+    args: ["-c", 'i=0; while [ $i -lt 40000 ]; do printf "line %07d\\n" $i; i=$((i+1)); done'],
+    stdout: "piped",
+  }).spawn();
+  const file = await Deno.open(ws.path("grow.txt"), { append: true });
+  const pump = writer.stdout.pipeTo(file.writable);
+  const reads: (Uint8Array | string)[] = [];
+  const deadline = Date.now() + 3_000;
+  while (Date.now() < deadline) {
+    reads.push(readAll(ws.root, cap).get("grow.txt")!);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  await pump;
+  await writer.status;
+  const final = await Deno.readFile(ws.path("grow.txt"));
+  assert.ok(reads.length > 0);
+  for (const read of reads) {
+    if (typeof read === "string") {
+      assert.equal(read, "too_large");
+      continue;
+    }
+    assert.ok(read.length <= cap, `${read.length} bytes`);
+    assert.deepEqual(read, final.slice(0, read.length), "a prefix of the file");
+  }
+});

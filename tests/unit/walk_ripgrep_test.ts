@@ -195,3 +195,42 @@ Deno.test("walk = rg --files with the same globs: skipped trees are skipped at a
   assert.deepEqual(ours, theirs);
   assert.deepEqual(ours, ["src/build", "src/main.rs"]);
 });
+
+Deno.test("attack: an ignore file with thousands of rules (literal paths, path globs, names) still selects what rg --files does", async () => {
+  // The per-directory narrowing (ADR-069) indexes literal paths by folder and drops path globs
+  // whose leading components cannot match: a wrong index or a dropped rule shows here.
+  const rules: string[] = [];
+  const entries: Record<string, FixtureEntry> = { ...GIT };
+  for (let d = 0; d < 12; d++) {
+    for (let f = 0; f < 12; f++) {
+      entries[`d${d}/s${f % 3}/f${f}.txt`] = "x";
+      entries[`d${d}/f${f}.c`] = "x";
+    }
+  }
+  for (let i = 0; i < 3000; i++) {
+    const d = i % 12, f = (i >> 4) % 12;
+    switch (i % 6) {
+      case 0:
+        rules.push(`/d${d}/s${f % 3}/f${f}.txt`); // an anchored literal path
+        break;
+      case 1:
+        rules.push(`d${d}/*/f${(f + 1) % 12}.*`); // a path glob with a literal first component
+        break;
+      case 2:
+        rules.push(`!/d${d}/s*/f${f}.txt`); // a whitelist path glob
+        break;
+      case 3:
+        rules.push(`/d${(d + 5) % 12}/**/never-${i}`); // a ** glob that matches nothing
+        break;
+      case 4:
+        rules.push(`f${f}-${i}.c`); // a name that matches nothing
+        break;
+      default:
+        rules.push(`d${d}/f${(f + 7) % 12}.c`); // a literal path below the root
+    }
+  }
+  await sameAsRipgrep({ ...entries, ".gitignore": rules.join("\n") + "\n" }, [
+    "d0/f0.c",
+    "d10/s0/f0.txt",
+  ]);
+});

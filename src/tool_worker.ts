@@ -12,7 +12,7 @@
 
 import { serveToolJobs } from "./isolation/worker_loop.ts";
 import { TOOLS } from "./tools/registry.ts";
-import { createToolContext, runTool, withHooks } from "./tools/runtime.ts";
+import { createToolContext, runAssist, runTool, withHooks } from "./tools/runtime.ts";
 import type { ToolContext } from "./tools/types.ts";
 
 let context: ToolContext | undefined;
@@ -20,4 +20,6 @@ let context: ToolContext | undefined;
 serveToolJobs({
   init: (settings) => context = createToolContext(settings),
   job: (job, hooks) => runTool(TOOLS, job.tool, job.args, context && withHooks(context, hooks)),
+  assist: (job, hooks) =>
+    runAssist(TOOLS, job.tool, job.args, job.shared, context && withHooks(context, hooks)),
 });

@@ -65,6 +65,10 @@ export interface Sandbox {
   readonly ready: Promise<void>;
   /** How many tool workers were abandoned (budget, cancellation) or crashed so far. */
   readonly replacedWorkers: number;
+  /** How many times a worker was lent to another's call as its second thread (ADR-064). */
+  readonly lentWorkers: number;
+  /** How many lent workers were recalled for a waiting call before they finished. */
+  readonly recalledWorkers: number;
   /** Stops every worker. Pending calls answer `internal_error`. */
   close(): void;
 }
@@ -116,6 +120,8 @@ export function startSandbox(settings: SandboxSettings, options: SandboxOptions)
   const queue: Call[] = [];
   let nextId = 1;
   let replaced = 0;
+  let lent = 0;
+  let recalled = 0;
   let closed = false;
 
   const settle = (call: Call, result: RawToolResult) => {
@@ -170,6 +176,7 @@ export function startSandbox(settings: SandboxSettings, options: SandboxOptions)
     }
     const recall = new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT);
     helper.lentTo = slot;
+    lent++;
     slot.helper = { slot: helper, recall: new Int32Array(recall) };
     helper.worker.post({
       type: "assist",
@@ -186,7 +193,9 @@ export function startSandbox(settings: SandboxSettings, options: SandboxOptions)
 
   /** Asks every lent worker to hand its share back (a call is waiting for a worker). */
   const recallHelpers = () => {
-    for (const s of slots) if (s.helper) Atomics.store(s.helper.recall, 0, 1);
+    for (const s of slots) {
+      if (s.helper && Atomics.exchange(s.helper.recall, 0, 1) === 0) recalled++;
+    }
   };
 
   const onMessage = (slot: Slot, message: WorkerToMain) => {
@@ -364,6 +373,12 @@ export function startSandbox(settings: SandboxSettings, options: SandboxOptions)
     },
     get replacedWorkers() {
       return replaced;
+    },
+    get lentWorkers() {
+      return lent;
+    },
+    get recalledWorkers() {
+      return recalled;
     },
     close() {
       if (closed) return;

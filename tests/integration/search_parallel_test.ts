@@ -26,7 +26,7 @@ const ENV = {
  * A tree of about 4,500 files three levels deep (so both the shallow, listed-by-both
  * directories and the claimed subtrees hold matches), with an ignore file.
  */
-async function makeTree(root: string, linesPerFile = 12): Promise<void> {
+function makeTree(root: string, linesPerFile = 12): void {
   const write = (path: string, n: number) => {
     const lines: string[] = [];
     for (let l = 0; l < linesPerFile; l++) {
@@ -98,7 +98,7 @@ async function ready(server: DevServer): Promise<void> {
 
 Deno.test("search_code on two threads: the same results as one thread and as ripgrep, in walk order, and pages continue exactly across the merge", async () => {
   await using ws = await makeWorkspace();
-  await makeTree(ws.root);
+  makeTree(ws.root);
   using server = startServer(ws.root, ENV);
   await ready(server);
   const ctx = directContext(ws.root, ENV);
@@ -136,7 +136,7 @@ Deno.test("search_code on two threads: the same results as one thread and as rip
 
 Deno.test("search_code on two threads: the time budget stops both, with a partial success and a cursor, and no worker is abandoned", async () => {
   await using ws = await makeWorkspace();
-  await makeTree(ws.root, 2000);
+  makeTree(ws.root, 2000);
   using server = startServer(ws.root, { ...ENV, MCP_SANDBOX__TOOL_TIMEOUT_MS: "1500" });
   await ready(server);
   const lentBefore = server.sandbox.lentWorkers;
@@ -168,7 +168,7 @@ Deno.test("search_code on two threads: the time budget stops both, with a partia
 
 Deno.test("search_code on two threads: a call arriving during a long search wins the lent worker back promptly, and the long search stays whole", async () => {
   await using ws = await makeWorkspace();
-  await makeTree(ws.root, 1500);
+  makeTree(ws.root, 1500);
   using server = startServer(ws.root, ENV);
   await ready(server);
   const ctx = directContext(ws.root, ENV);

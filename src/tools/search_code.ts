@@ -900,9 +900,10 @@ function scanTree(
       continue;
     }
     if (share !== undefined && share.countWalked() > ctx.limits.maxWalkFiles) {
-      // The file cap counts both threads' files.
+      // The file cap counts both threads' files: this one was not searched; the next page
+      // starts at it (not "after the last walked", which a helper may not have).
       scan.truncated = true;
-      page.next = lastWalked !== undefined ? { f: lastWalked, i: false, m: 0 } : undefined;
+      page.next = { f: file.walkPath, i: true, m: 0 };
       full = true;
       continue;
     }

@@ -9,16 +9,20 @@
  * (`apt-get install linux-source-6.1`): unpacked, Debian's appended `/*`
  * line dropped from the top `.gitignore`, `git init`.
  *
- * The search runs in this process exactly as in a tool worker (the tool's
- * handler on a direct context), and the first-100 latency also through the
- * real server (sandbox workers). This process needs the V8 flags of the
- * `devserver` task; it re-runs itself with them when they are missing.
+ * The search runs through the real server: `devserver serve` as its own
+ * process over stdio, with its pool of tool workers, so a long scan runs on
+ * two threads as in use (ADR-064); its CPU time is the server process's
+ * (`/proc/<pid>/stat`, every thread) and its peak RSS the server's
+ * (`VmHWM`). For comparison each round also runs the handler on a direct
+ * context in this process (one thread, as before ADR-064). This process
+ * needs the V8 flags of the `devserver` task; it re-runs itself with them
+ * when they are missing.
  *
  * @module
  */
 
 import process from "node:process";
-import { devserverV8FlagsArg } from "./lib/program.ts";
+import { childEnv, devserverV8FlagsArg, REPO_ROOT, serveArgs } from "./lib/program.ts";
 
 const ROUNDS = Number(Deno.env.get("BENCH_ROUNDS") ?? "5");
 const CORPUS = Deno.env.get("BENCH_LINUX_DIR") ?? "/tmp/bench/linux";
@@ -54,7 +58,94 @@ if (!hasV8Flags()) {
 const { DEFAULT_DENY_PATTERNS } = await import("../src/access/denylist.ts");
 const { DEFAULT_SKIPPED_DIRS } = await import("../src/access/walk_policy.ts");
 const { Walker } = await import("../src/access/walk.ts");
-const { callDirect, directContext, startServer } = await import("../tests/helpers/fixtures.ts");
+const { callDirect, directContext } = await import("../tests/helpers/fixtures.ts");
+
+/** `devserver serve` as its own process, spoken to over stdio (2026-07-28 requests). */
+class ServerProcess {
+  readonly child: Deno.ChildProcess;
+  readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
+  readonly #pending = new Map<number, (message: Record<string, unknown>) => void>();
+  #nextId = 1;
+
+  constructor(root: string, env: Record<string, string>) {
+    this.child = new Deno.Command(Deno.execPath(), {
+      args: serveArgs(root),
+      cwd: REPO_ROOT,
+      env: childEnv(env),
+      clearEnv: true,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "null",
+    }).spawn();
+    this.#writer = this.child.stdin.getWriter();
+    this.#read();
+  }
+
+  async #read(): Promise<void> {
+    const decoder = new TextDecoder();
+    let rest = "";
+    for await (const chunk of this.child.stdout) {
+      rest += decoder.decode(chunk, { stream: true });
+      let nl: number;
+      while ((nl = rest.indexOf("\n")) >= 0) {
+        const line = rest.slice(0, nl);
+        rest = rest.slice(nl + 1);
+        if (!line.trim()) continue;
+        const message = JSON.parse(line) as Record<string, unknown>;
+        const done = this.#pending.get(message.id as number);
+        if (done) {
+          this.#pending.delete(message.id as number);
+          done(message);
+        }
+      }
+    }
+  }
+
+  /** Calls `tool`; resolves with the result (throws on a protocol error). */
+  async call(tool: string, args: unknown): Promise<Record<string, unknown>> {
+    const id = this.#nextId++;
+    const answer = new Promise<Record<string, unknown>>((resolve) =>
+      this.#pending.set(id, resolve)
+    );
+    const request = {
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: {
+        name: tool,
+        arguments: args,
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientCapabilities": {},
+        },
+      },
+    };
+    await this.#writer.write(new TextEncoder().encode(JSON.stringify(request) + "\n"));
+    const message = await answer;
+    if (!message.result) throw new Error(JSON.stringify(message).slice(0, 500));
+    return message.result as Record<string, unknown>;
+  }
+
+  /** User + system CPU time of the server process (all its threads), in ms. */
+  cpuMs(): number {
+    const stat = Deno.readTextFileSync(`/proc/${this.child.pid}/stat`);
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10; // utime, stime in 1/100 s
+  }
+
+  /** The server process's RSS now and at its peak (`VmRSS`, `VmHWM`), in bytes. */
+  rss(): { now: number; peak: number } {
+    const status = Deno.readTextFileSync(`/proc/${this.child.pid}/status`);
+    const kb = (name: string) =>
+      Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) * 1024;
+    return { now: kb("VmRSS"), peak: kb("VmHWM") };
+  }
+
+  async close(): Promise<void> {
+    await this.#writer.close().catch(() => {});
+    await this.child.status;
+  }
+}
 
 async function prepareCorpus(): Promise<void> {
   try {
@@ -194,41 +285,69 @@ const QUERIES: Query[] = [
 ];
 
 type Hit = string;
-async function ours(
+type Searched = { ms: number; cpuMs: number; hits: Hit[]; rss: number };
+
+/** Every page of a search, through `call`, timed; `cpu` is the CPU clock that counts. */
+async function allPages(
+  call: (args: unknown) => Promise<Record<string, unknown>>,
   args: Query["args"],
-): Promise<{ ms: number; cpuMs: number; hits: Hit[]; rss: number }> {
-  let peak = Deno.memoryUsage().rss;
-  const timer = setInterval(() => (peak = Math.max(peak, Deno.memoryUsage().rss)), 20);
+  cpu: () => number,
+  rss: () => number,
+): Promise<Searched> {
+  let peak = rss();
+  const timer = setInterval(() => (peak = Math.max(peak, rss())), 20);
   const started = performance.now();
-  const cpuStarted = cpuNow();
+  const cpuStarted = cpu();
   const hits: Hit[] = [];
   let cursor: string | undefined;
-  do {
-    const result = await callDirect(ctx, "search_code", {
-      ...args,
-      max_results: 10000,
-      ...(cursor ? { cursor } : {}),
-    });
-    if ("invalidParams" in result || result.isError) throw new Error(JSON.stringify(result));
-    const s = result.structuredContent as {
-      files: { path: string; matches: { line: number; text: string }[] }[];
-      next_cursor?: string;
-    };
-    for (const f of s.files) for (const m of f.matches) hits.push(`${f.path}:${m.line}`);
-    cursor = s.next_cursor;
-    peak = Math.max(peak, Deno.memoryUsage().rss);
-  } while (cursor);
-  const ms = performance.now() - started;
-  const cpuMs = cpuNow() - cpuStarted;
-  clearInterval(timer);
-  return { ms, cpuMs, hits, rss: peak };
+  try {
+    do {
+      const result = await call({ ...args, max_results: 10000, ...(cursor ? { cursor } : {}) });
+      if ("invalidParams" in result || result.isError) throw new Error(JSON.stringify(result));
+      const s = result.structuredContent as {
+        files: { path: string; matches: { line: number; text: string }[] }[];
+        next_cursor?: string;
+      };
+      for (const f of s.files) for (const m of f.matches) hits.push(`${f.path}:${m.line}`);
+      cursor = s.next_cursor;
+      peak = Math.max(peak, rss());
+    } while (cursor);
+  } finally {
+    clearInterval(timer);
+  }
+  return { ms: performance.now() - started, cpuMs: cpu() - cpuStarted, hits, rss: peak };
 }
 
+const server = new ServerProcess(CORPUS, env);
+// Warm-up: the first call waits for the pool; the second worker is created by the supervisor.
+await server.call("search_code", { pattern: "warm-up", path: "README" });
+await new Promise((resolve) => setTimeout(resolve, 3000));
+await server.call("search_code", { pattern: "warm-up", path: "README" });
+
+/** Through the real server: two threads once the walk is long (ADR-064). */
+const ours = (args: Query["args"]) =>
+  allPages(
+    (a) => server.call("search_code", a),
+    args,
+    () => server.cpuMs(),
+    () => server.rss().now,
+  );
+/** The handler on a direct context in this process: one thread. */
+const oneThread = (args: Query["args"]) =>
+  allPages(
+    (a) => callDirect(ctx, "search_code", a) as Promise<Record<string, unknown>>,
+    args,
+    cpuNow,
+    () => Deno.memoryUsage().rss,
+  );
+
 const rows: string[] = [];
+const oneRows: string[] = [];
 let peakRss = 0;
 for (const q of QUERIES) {
   const oursMs: number[] = [], rgMs: number[] = [];
   const oursCpu: number[] = [], rgCpu: number[] = [];
+  const oneMs: number[] = [], oneCpu: number[] = [];
   let same = true;
   let count = 0;
   await rg(["-j2", "-n", "-S", ...rgSelection(), ...q.rg]); // warm
@@ -239,7 +358,13 @@ for (const q of QUERIES) {
     const mine = await ours(q.args);
     oursMs.push(mine.ms);
     oursCpu.push(mine.cpuMs);
-    peakRss = Math.max(peakRss, mine.rss);
+    const alone = await oneThread(q.args);
+    oneMs.push(alone.ms);
+    oneCpu.push(alone.cpuMs);
+    peakRss = Math.max(peakRss, alone.rss);
+    if (alone.hits.join("\n") !== mine.hits.join("\n")) {
+      console.log(`  ${q.name}: one thread and two differ (or their order does)`);
+    }
     if (r === 0) {
       const theirs = base.stdout.split("\n").filter((l) => l).map((l) => {
         const [path, line] = l.split(":", 2);
@@ -266,6 +391,12 @@ for (const q of QUERIES) {
       (o / 1000).toFixed(3)
     } | ${(o / b).toFixed(2)}× | ${cpu} | ${same ? "yes" : "NO"} |`,
   );
+  const one = median(oneMs);
+  oneRows.push(
+    `| ${q.name} | ${(one / 1000).toFixed(3)} | ${(one / b).toFixed(2)}× | ${
+      (median(oneCpu) / 1000).toFixed(3)
+    } | ${(o / one).toFixed(2)} |`,
+  );
 }
 
 // First 100 matches of a common term, from the call: direct and through the real server.
@@ -279,25 +410,26 @@ for (let r = 0; r < ROUNDS; r++) {
   firstCpu.push(cpuNow() - cpuStarted);
 }
 const firstServer: number[] = [];
-{
-  using server = startServer(CORPUS, env);
-  await server.dispatcher.call("search_code", { pattern: "warm-up", path: "README" });
-  for (let r = 0; r < ROUNDS; r++) {
-    const started = performance.now();
-    const result = await server.dispatcher.call("search_code", {
-      pattern: "EXPORT_SYMBOL_GPL",
-      max_results: 100,
-    });
-    firstServer.push(performance.now() - started);
-    const s = result.structuredContent as { total_matches: number };
-    if (s.total_matches !== 100) throw new Error(`first 100: got ${s.total_matches}`);
-  }
+for (let r = 0; r < ROUNDS; r++) {
+  const started = performance.now();
+  const result = await server.call("search_code", {
+    pattern: "EXPORT_SYMBOL_GPL",
+    max_results: 100,
+  });
+  firstServer.push(performance.now() - started);
+  const s = result.structuredContent as { total_matches: number };
+  if (s.total_matches !== 100) throw new Error(`first 100: got ${s.total_matches}`);
 }
+const serverRss = server.rss();
+await server.close();
 
 console.log(
   `\ncorpus: ${CORPUS}, ${ROUNDS} rounds, medians, interleaved with rg -j2 -n; load average ${
     Deno.loadavg().map((x) => x.toFixed(1)).join(" ")
   }\n`,
+);
+console.log(
+  "search_code through the real server (its own process, two threads once a walk is long, ADR-064); CPU: the server process's",
 );
 console.log(
   "| query | pattern | matching lines (rg) | rg -j2 s | search_code s | ratio | CPU s, rg / ours | identical |",
@@ -309,4 +441,16 @@ console.log(
     (median(firstServer) / 1000).toFixed(3)
   } s through the server (CPU of the direct call: ${(median(firstCpu) / 1000).toFixed(3)} s)`,
 );
-console.log(`peak RSS of this process during the full scans: ${(peakRss / 1048576).toFixed(0)} MB`);
+console.log(
+  "\none thread for comparison (the handler on a direct context in this process; CPU: this process's)",
+);
+console.log("| query | one thread s | ratio to rg | CPU s | two threads / one (wall) |");
+console.log("| --- | ---: | ---: | ---: | ---: |");
+for (const row of oneRows) console.log(row);
+console.log(
+  `\npeak RSS during the full scans: ${
+    (serverRss.peak / 1048576).toFixed(0)
+  } MB the server process (VmHWM, ${(serverRss.now / 1048576).toFixed(0)} MB at the end); ${
+    (peakRss / 1048576).toFixed(0)
+  } MB this process (one-thread runs in it)`,
+);

@@ -13,7 +13,7 @@
 import { serveToolJobs } from "./isolation/worker_loop.ts";
 import { conformingResult } from "./protocol/shape.ts";
 import { TOOLS } from "./tools/registry.ts";
-import { createToolContext, runTool, withHooks } from "./tools/runtime.ts";
+import { createToolContext, runAssist, runTool, withHooks } from "./tools/runtime.ts";
 import type { ToolContext } from "./tools/types.ts";
 
 let context: ToolContext | undefined;
@@ -34,4 +34,6 @@ serveToolJobs({
     ) return raw;
     return { kind: "shaped", result: { ...conformingResult(tool, raw, job.shape) } };
   },
+  assist: (job, hooks) =>
+    runAssist(TOOLS, job.tool, job.args, job.shared, context && withHooks(context, hooks)),
 });

@@ -56,6 +56,13 @@ export interface WalkOptions {
   readonly resumeAfter?: { readonly path: string; readonly inclusive?: boolean };
   /** Checked before every directory and file; a raised flag ends the walk (`stopped`). */
   readonly stop?: StopSignal;
+  /**
+   * Asked just before each directory below the start is entered (its path
+   * relative to the walk's start); false passes it and its subtree over,
+   * uncounted. Two threads sharing one walk use it to split the tree
+   * (`search_code`, ADR-064). Default: every directory is entered.
+   */
+  readonly enter?: (walkPath: string) => boolean;
 }
 
 /** A file the walk reached. */
@@ -228,13 +235,14 @@ export class Walker {
       quiet: true,
       careful: false,
     }];
-    const { maxFiles = Infinity, stop } = this.#options;
+    const { maxFiles = Infinity, stop, enter } = this.#options;
     const inclusive = this.#options.resumeAfter?.inclusive ?? false;
 
     while (pending.length > 0) {
       const reason = stop?.reason();
       if (reason) return void (this.ended = reason);
       const node = pending.pop()!;
+      if (enter !== undefined && node.walkRelative !== "" && !enter(node.walkRelative)) continue;
       const since = Date.now() - QUIET_MS;
       let entries: Deno.DirEntry[];
       try {

@@ -7,7 +7,13 @@
  *
  * - main ⇄ tool worker (directly, or through a `MessagePort` when the
  *   supervisor created the worker): `init`, `ping`/`pong`, `job`,
- *   `progress`, `result`;
+ *   `progress`, `result`; and for a call that asks for a second thread
+ *   (ADR-064): `assist` (the running worker asks; main lends an idle one,
+ *   handing it the asker's port and stop flag), `assist_done` (the lent
+ *   worker is free again), `assist_lost` (it crashed);
+ * - lent worker → asking worker, over the port the asker made: one
+ *   {@linkcode AssistAnswer} (main posts `declined` there when no worker
+ *   is idle);
  * - main ⇄ supervisor: `spawn`/`spawned`, `terminate`, `crashed`, `started`.
  *
  * @module
@@ -79,6 +85,39 @@ export interface ShapedResult {
 }
 
 /**
+ * Main → an idle tool worker: help job `stopId` of another worker (ADR-064).
+ * The helper runs `tool`'s assist entry with `args` and `shared` (the
+ * asker's shared memory), reads the asker's stop flag (`stopBuffer`, job
+ * `stopId`) as its own, and posts one {@linkcode AssistAnswer} on `port`
+ * (the asker holds the other end). `recall` is one `Int32` the main thread
+ * sets to 1 to win the worker back for a waiting call; the helper then
+ * hands its remaining share back to the asker at the next directory.
+ */
+export interface AssistJobMessage {
+  readonly type: "assist";
+  /** The helper's own id for this work (its `assist_done` names it). */
+  readonly id: number;
+  readonly stopId: number;
+  readonly stopBuffer: SharedArrayBuffer;
+  readonly recall: SharedArrayBuffer;
+  readonly tool: string;
+  readonly args: unknown;
+  readonly shared: SharedArrayBuffer;
+  readonly port: MessagePort;
+}
+
+/** Main → the asking worker: the worker lent to job `id` crashed; its share is lost. */
+export interface AssistLostMessage {
+  readonly type: "assist_lost";
+  readonly id: number;
+}
+
+/** Helper → asker (over the asker's port), or main → asker when no worker was idle. */
+export type AssistAnswer =
+  | { readonly type: "answer"; readonly answer: unknown }
+  | { readonly type: "declined" };
+
+/**
  * Main → tool worker: answer with a pong. The first pong says the worker's
  * modules have loaded (so the main thread may drop its read grant) and that
  * it can take a job: a worker created from inside another worker answers
@@ -119,11 +158,42 @@ export interface ResultMessage {
   readonly result: RawToolResult | ShapedResult;
 }
 
+/**
+ * Tool worker → main: job `id` asks for a second worker to run `tool`'s
+ * assist entry with `args` and `shared`; `port` goes to the helper (or
+ * hears `declined`). Never queued: no idle worker, no help.
+ */
+export interface AssistRequestMessage {
+  readonly type: "assist";
+  readonly id: number;
+  readonly tool: string;
+  readonly args: unknown;
+  readonly shared: SharedArrayBuffer;
+  readonly port: MessagePort;
+}
+
+/** Lent tool worker → main: the help `id` is over; the worker is free. */
+export interface AssistDoneMessage {
+  readonly type: "assist_done";
+  readonly id: number;
+}
+
 /** What the main thread hears from a tool worker. */
-export type WorkerToMain = PongMessage | ProgressMessage | ResultMessage;
+export type WorkerToMain =
+  | PongMessage
+  | ProgressMessage
+  | ResultMessage
+  | AssistRequestMessage
+  | AssistDoneMessage;
 
 /** What a tool worker hears (from the main thread, or from its supervisor once). */
-export type ToWorker = InitMessage | PingMessage | JobMessage | ConnectMessage;
+export type ToWorker =
+  | InitMessage
+  | PingMessage
+  | JobMessage
+  | ConnectMessage
+  | AssistJobMessage
+  | AssistLostMessage;
 
 /** Main → supervisor: set up (once): where tool workers live and what they may read. */
 export interface SupervisorInitMessage {

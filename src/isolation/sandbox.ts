@@ -14,6 +14,14 @@
  *   (on Deno 2.9.6 a thread busy in JavaScript spins on regardless), never
  *   given another job, and replaced through the supervisor.
  *
+ * A running call may ask for a second worker (ADR-064, `assist`): it gets
+ * one only when a warm worker is idle and no call is waiting, at once or
+ * never (the request is not queued). The lent worker gets the asker's
+ * stop flag, so the budget and cancellation stop both; when a call arrives
+ * and finds no idle worker, every lent worker is recalled (a shared word it
+ * checks at each directory) and serves the call as soon as it has handed
+ * its share back. A lent worker is abandoned with its asker.
+ *
  * Progress reports of a running call go to its `onProgress`, rate-limited
  * and strictly increasing; none after its result. After `started` resolves
  * the main thread may drop its own permissions: the workers keep theirs.
@@ -22,6 +30,7 @@
  */
 
 import type {
+  AssistRequestMessage,
   JobMessage,
   SandboxSettings,
   ShapedResult,
@@ -73,6 +82,10 @@ export interface Sandbox {
   readonly ready: Promise<void>;
   /** How many tool workers were abandoned (budget, cancellation) or crashed so far. */
   readonly replacedWorkers: number;
+  /** How many times a worker was lent to another's call as its second thread (ADR-064). */
+  readonly lentWorkers: number;
+  /** How many lent workers were recalled for a waiting call before they finished. */
+  readonly recalledWorkers: number;
   /** Stops every worker. Pending calls answer `internal_error`. */
   close(): void;
 }
@@ -98,6 +111,12 @@ interface Call {
 interface Slot {
   readonly worker: ToolWorker;
   readonly flag: StopFlag;
+  /** The shared memory behind `flag` (a helper lent to this slot's call reads it too). */
+  readonly buffer: SharedArrayBuffer;
+  /** Set while this worker helps another slot's call (ADR-064): it takes no job. */
+  lentTo?: Slot;
+  /** The worker lent to this slot's running call, and the word that recalls it. */
+  helper?: { readonly slot: Slot; readonly recall: Int32Array };
   /** Resolves at the first pong, or when the worker fails. */
   readonly loaded: PromiseWithResolvers<void>;
   /** False until the worker has answered its first ping. */
@@ -118,6 +137,8 @@ export function startSandbox(settings: SandboxSettings, options: SandboxOptions)
   const queue: Call[] = [];
   let nextId = 1;
   let replaced = 0;
+  let lent = 0;
+  let recalled = 0;
   let closed = false;
 
   const settle = (call: Call, result: RawToolResult | ShapedResult) => {
@@ -138,10 +159,18 @@ export function startSandbox(settings: SandboxSettings, options: SandboxOptions)
     slot.budget = slot.grace = undefined;
   };
 
+  /** Ends a loan: `helper` no longer helps anyone. */
+  const endLoan = (helper: Slot) => {
+    const asker = helper.lentTo;
+    helper.lentTo = undefined;
+    if (asker?.helper?.slot === helper) asker.helper = undefined;
+  };
+
   /** Takes `slot` out of the pool for good; returns the call it was running. */
   const retire = (slot: Slot): Call | undefined => {
     slot.live = false;
     clearTimers(slot);
+    endLoan(slot);
     const index = slots.indexOf(slot);
     if (index >= 0) slots.splice(index, 1);
     const call = slot.call;
@@ -150,8 +179,55 @@ export function startSandbox(settings: SandboxSettings, options: SandboxOptions)
     return call;
   };
 
+  /** Lends an idle warm worker to `slot`'s running call, or declines at once. */
+  const lend = (slot: Slot, message: AssistRequestMessage) => {
+    const call = slot.call;
+    const helper = call && call.job.id === message.id && !slot.stopping && !slot.helper &&
+        queue.length === 0
+      ? slots.find((s) => s !== slot && s.live && s.warm && !s.call && !s.lentTo)
+      : undefined;
+    if (!helper) {
+      message.port.postMessage({ type: "declined" });
+      message.port.close();
+      return;
+    }
+    const recall = new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT);
+    helper.lentTo = slot;
+    lent++;
+    slot.helper = { slot: helper, recall: new Int32Array(recall) };
+    helper.worker.post({
+      type: "assist",
+      id: nextId++,
+      stopId: message.id,
+      stopBuffer: slot.buffer,
+      recall,
+      tool: message.tool,
+      args: message.args,
+      shared: message.shared,
+      port: message.port,
+    }, [message.port]);
+  };
+
+  /** Asks every lent worker to hand its share back (a call is waiting for a worker). */
+  const recallHelpers = () => {
+    for (const s of slots) {
+      if (s.helper && Atomics.exchange(s.helper.recall, 0, 1) === 0) recalled++;
+    }
+  };
+
   const onMessage = (slot: Slot, message: WorkerToMain) => {
     if (!slot.live) return;
+    if (message.type === "assist") {
+      lend(slot, message);
+      return;
+    }
+    if (message.type === "assist_done") {
+      if (slot.lentTo) {
+        endLoan(slot);
+        pump();
+      }
+      return;
+    }
     if (message.type === "pong") {
       slot.warm = true;
       slot.loaded.resolve();
@@ -175,7 +251,11 @@ export function startSandbox(settings: SandboxSettings, options: SandboxOptions)
 
   const onFailed = (slot: Slot) => {
     if (!slot.live) return;
+    const asker = slot.lentTo;
     const call = retire(slot);
+    if (asker?.call) asker.worker.post({ type: "assist_lost", id: asker.call.job.id });
+    // A crashed asker's helper is no longer needed.
+    if (slot.helper) Atomics.store(slot.helper.recall, 0, 1);
     slot.worker.terminate();
     replaced++;
     log("warn", "a tool worker crashed; it is being replaced");
@@ -187,9 +267,16 @@ export function startSandbox(settings: SandboxSettings, options: SandboxOptions)
   const abandon = (slot: Slot) => {
     if (!slot.live) return;
     const reason = slot.stopping ?? "timed_out";
+    const helper = slot.helper?.slot;
     const call = retire(slot);
     slot.worker.terminate();
     replaced++;
+    if (helper?.live) {
+      // It read the same stop flag and did not answer either: abandoned with its asker.
+      retire(helper);
+      helper.worker.terminate();
+      replaced++;
+    }
     log(
       "warn",
       `a tool worker did not stop within ${settings.stopGraceMs} ms of being asked ` +
@@ -220,6 +307,7 @@ export function startSandbox(settings: SandboxSettings, options: SandboxOptions)
     const slot: Slot = made.slot = {
       worker,
       flag: new StopFlag(buffer),
+      buffer,
       loaded: Promise.withResolvers<void>(),
       warm: false,
       live: true,
@@ -250,8 +338,8 @@ export function startSandbox(settings: SandboxSettings, options: SandboxOptions)
       return;
     }
     while (queue.length > 0) {
-      const slot = slots.find((s) => s.warm && !s.call);
-      if (!slot) return;
+      const slot = slots.find((s) => s.warm && !s.call && !s.lentTo);
+      if (!slot) return recallHelpers();
       begin(slot, queue.shift()!);
     }
   }
@@ -308,6 +396,12 @@ export function startSandbox(settings: SandboxSettings, options: SandboxOptions)
     }) as Sandbox["run"],
     get replacedWorkers() {
       return replaced;
+    },
+    get lentWorkers() {
+      return lent;
+    },
+    get recalledWorkers() {
+      return recalled;
     },
     close() {
       if (closed) return;

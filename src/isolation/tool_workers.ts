@@ -32,8 +32,8 @@ export interface ToolWorkerEvents {
 
 /** One tool worker as the main thread sees it, wherever it was created. */
 export interface ToolWorker {
-  /** Posts a message to the worker (queued until a replacement's port arrives). */
-  post(message: ToWorker): void;
+  /** Posts a message to the worker (queued until a replacement's port arrives), transferring `transfer`. */
+  post(message: ToWorker, transfer?: Transferable[]): void;
   /** Terminates the worker (a thread busy in JavaScript may spin on: Deno 2.9.6). */
   terminate(): void;
 }
@@ -49,7 +49,7 @@ export class ToolWorkerFactory {
   readonly #supervisor: Worker;
   readonly #replacements = new Map<
     number,
-    { events: ToolWorkerEvents; port?: MessagePort; queued: ToWorker[] }
+    { events: ToolWorkerEvents; port?: MessagePort; queued: [ToWorker, Transferable[]][] }
   >();
   #nextReplacement = 1;
   #supervisorAlive = true;
@@ -111,7 +111,7 @@ export class ToolWorkerFactory {
       events.failed();
     };
     return {
-      post: (message) => worker.postMessage(message),
+      post: (message, transfer = []) => worker.postMessage(message, transfer),
       terminate: () => worker.terminate(),
     };
   }
@@ -124,14 +124,21 @@ export class ToolWorkerFactory {
   replacement(events: ToolWorkerEvents): ToolWorker | undefined {
     if (!this.#supervisorAlive) return undefined;
     const id = this.#nextReplacement++;
-    const entry: { events: ToolWorkerEvents; port?: MessagePort; queued: ToWorker[] } = {
+    const entry: {
+      events: ToolWorkerEvents;
+      port?: MessagePort;
+      queued: [ToWorker, Transferable[]][];
+    } = {
       events,
       queued: [],
     };
     this.#replacements.set(id, entry);
     this.#send({ type: "spawn", worker: id });
     return {
-      post: (message) => entry.port ? entry.port.postMessage(message) : entry.queued.push(message),
+      post: (message, transfer = []) =>
+        entry.port
+          ? entry.port.postMessage(message, transfer)
+          : entry.queued.push([message, transfer]),
       terminate: () => {
         if (!this.#replacements.delete(id)) return;
         entry.port?.close();
@@ -167,7 +174,9 @@ export class ToolWorkerFactory {
       entry.port = message.port;
       entry.port.onmessage = (event: MessageEvent<WorkerToMain>) =>
         entry.events.message(event.data);
-      for (const queued of entry.queued.splice(0)) entry.port.postMessage(queued);
+      for (const [queued, transfer] of entry.queued.splice(0)) {
+        entry.port.postMessage(queued, transfer);
+      }
       return;
     }
     if (!entry) return;

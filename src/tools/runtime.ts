@@ -42,6 +42,10 @@ export function workspaceFor(settings: ToolSettings): Workspace {
 export interface CallHooks {
   readonly stop?: StopSignal;
   readonly progress?: ProgressReporter;
+  /** A job's way to a second worker (ADR-064). */
+  readonly assist?: (tool: string, args: unknown, shared: SharedArrayBuffer) => Promise<unknown>;
+  /** A helper's recall word. */
+  readonly recalled?: () => boolean;
 }
 
 /** Everything a tool handler may touch, built once per worker (the hooks per call). */
@@ -66,7 +70,31 @@ export function withHooks(context: ToolContext, hooks: CallHooks): ToolContext {
     ...context,
     stop: hooks.stop ?? context.stop,
     progress: hooks.progress ?? context.progress,
+    assist: hooks.assist,
+    recalled: hooks.recalled,
   };
+}
+
+/**
+ * Runs tool `name`'s assist entry (the second thread of another worker's
+ * call, ADR-064); `undefined` when it has none or fails (the asker then
+ * reports the loss).
+ */
+export async function runAssist(
+  tools: ToolTable,
+  name: string,
+  args: unknown,
+  shared: SharedArrayBuffer,
+  context: ToolContext | undefined,
+): Promise<unknown> {
+  const tool = tools.find((t) => t.name === name);
+  if (!tool?.assist || !context) return undefined;
+  try {
+    return await tool.assist(args as never, context, shared);
+  } catch (error) {
+    console.error(`devserver: the helper of ${name} failed:`, error);
+    return undefined;
+  }
 }
 
 /** A thrown refusal as a raw result; anything else as `internal_error` (detail to stderr only). */

@@ -23,7 +23,7 @@
 import { z } from "zod";
 import { CONTENT_ENVELOPE_SHAPE } from "../contract/envelope.ts";
 import { toolBudget } from "../contract/budget.ts";
-import { ToolRefusal } from "../contract/refusal.ts";
+import { refusal, ToolRefusal } from "../contract/refusal.ts";
 import type { RawToolResult, TextPart, WithheldSecret } from "../contract/result.ts";
 import { escapeControlCharacters } from "../contract/text.ts";
 import { PATH_LIMITS, PATH_REFUSALS, type ResolvedPath } from "../access/resolve.ts";
@@ -31,6 +31,15 @@ import { GlobError, globToRegExpSource } from "../access/ignore.ts";
 import { latin1Text, Walker, type WalkFile } from "../access/walk.ts";
 import { LineSecrets, secretMarker } from "../secrets/cut.ts";
 import type { ToolContext, ToolDefinition } from "./types.ts";
+import {
+  comparePositions,
+  compareWalkOrder,
+  HELPER,
+  PRIMARY,
+  SearchShare,
+  type Side,
+  type WalkPosition,
+} from "./search_share.ts";
 
 /** The longest line returned whole; longer lines are cut around the match and marked. */
 export const MAX_LINE_CHARS = 400;
@@ -287,9 +296,15 @@ function compileGlobs(globs: readonly string[]): (path: string, name: string) =>
 /** One file's matches, as found. */
 interface FileResult {
   readonly path: string;
+  /** Relative to the walk's start: its place in walk order (ADR-064's merge). */
+  readonly walkPath: string;
+  /** Matches of it passed over (a continued page). */
+  readonly skip: number;
   /** Matching lines in the file (all of them, whatever was kept). */
   count: number;
   readonly matches: MatchOut[];
+  /** True when the file has matches after the kept ones (the page ended inside it). */
+  more: boolean;
 }
 
 const decoder = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
@@ -484,7 +499,25 @@ async function fingerprint(args: SearchCodeArgs, target: ResolvedPath): Promise<
     .join("");
 }
 
-async function searchCode(args: SearchCodeArgs, ctx: ToolContext): Promise<RawToolResult> {
+/** What a search needs besides the walk: decided once per call, by each thread alike. */
+interface Prepared {
+  readonly mode: OutputMode;
+  readonly context: number;
+  readonly maxResults: number;
+  readonly matcher: Matcher;
+  readonly globs: (path: string, name: string) => boolean;
+  readonly target: ResolvedPath;
+  readonly query: string;
+  readonly resume: CursorPayload | undefined;
+  /** Room for the results: the response budget less the header, the counts and the cursor. */
+  readonly budget: number;
+}
+
+/** The call's arguments turned into a search, or the refusal of its cursor. */
+async function prepare(
+  args: SearchCodeArgs,
+  ctx: ToolContext,
+): Promise<Prepared | { refused: RawToolResult }> {
   const mode: OutputMode = args.output_mode ?? "content";
   const context = mode === "content" ? args.context_lines ?? 0 : 0;
   const maxResults = Math.min(args.max_results ?? 100, ctx.limits.maxSearchResults);
@@ -496,7 +529,7 @@ async function searchCode(args: SearchCodeArgs, ctx: ToolContext): Promise<RawTo
   let resume: CursorPayload | undefined;
   if (args.cursor !== undefined) {
     const opened = await ctx.cursors.open(args.cursor);
-    if (!opened.ok) return opened.result;
+    if (!opened.ok) return { refused: opened.result };
     resume = opened.payload as CursorPayload;
     if (
       resume === null || typeof resume !== "object" || resume.q !== query ||
@@ -504,195 +537,538 @@ async function searchCode(args: SearchCodeArgs, ctx: ToolContext): Promise<RawTo
       !Number.isInteger(resume.m) || resume.m < 0
     ) {
       return {
-        kind: "invalid_params",
-        message:
-          "Invalid cursor: it belongs to a different search; repeat the call without cursor.",
+        refused: {
+          kind: "invalid_params",
+          message:
+            "Invalid cursor: it belongs to a different search; repeat the call without cursor.",
+        },
       };
     }
   }
-
-  // Room for the header, the counts and the cursor is kept back from the budget.
   const budget = toolBudget(ctx.limits) - 1_500;
-  let spent = 0;
-  const files: FileResult[] = [];
-  let total = 0;
-  let scanned = 0;
-  const skipped = { binary: 0, too_large: 0, unreadable: 0 };
-  /** Where binary files are counted: `skipped`, or the counts of the directory being walked. */
-  let skippedHere: { binary: number } = skipped;
-  let truncated = false;
-  let timedOut = false;
-  /** Where a next page starts. */
-  let next: { f: string; i: boolean; m: number } | undefined;
+  return { mode, context, maxResults, matcher, globs, target, query, resume, budget };
+}
 
-  // Results of the directory being walked, committed once the walker confirms it.
-  let pending: FileResult[] = [];
-  let pendingTotal = 0;
-  const produced = () => mode === "content" ? total + pendingTotal : files.length + pending.length;
+/**
+ * The depth (below the walk's start) of the directories two threads claim whole, subtree and
+ * all (ADR-064); shallower directories are listed by both and their files claimed one
+ * directory at a time.
+ */
+const SPLIT_DEPTH = 2;
+
+/** The slashes in `walkPath`: a file's directory's depth below the walk's start (which is 0). */
+function depthOf(walkPath: string): number {
+  let n = 0;
+  for (let i = walkPath.indexOf("/"); i >= 0; i = walkPath.indexOf("/", i + 1)) n++;
+  return n;
+}
+
+/** After how many files searched without a full page a walk asks for a second thread (ADR-064). */
+export const ASSIST_AFTER_FILES = 1024;
+
+async function searchCode(args: SearchCodeArgs, ctx: ToolContext): Promise<RawToolResult> {
+  const prepared = await prepare(args, ctx);
+  if ("refused" in prepared) return prepared.refused;
+  const { mode, target, query } = prepared;
+  let scan: ThreadScan;
+  if (!target.info.isDirectory) {
+    scan = await searchOneFile(prepared, ctx);
+  } else if (ctx.assist === undefined) {
+    scan = scanTree(prepared, ctx, undefined, PRIMARY);
+  } else {
+    const share = new SearchShare();
+    let answer: Promise<unknown> | undefined;
+    const own = scanTree(prepared, ctx, share, PRIMARY, () => {
+      answer = ctx.assist!("search_code", args, share.buffer);
+    });
+    if (answer !== undefined && share.close()) {
+      // The helper joined: it owns directories only it has searched.
+      const theirs = await answer;
+      if (theirs === undefined) {
+        return refusal(
+          "internal_error",
+          "The worker that helped this search was lost; repeat the call.",
+        );
+      }
+      scan = mergeScans(own, decodeScan(theirs as EncodedScan), prepared);
+    } else {
+      scan = own;
+    }
+  }
+  ctx.progress(scan.scanned, scan.scanned);
+
+  const next = scan.truncated ? scan.end : undefined;
+  const nextCursor = next !== undefined
+    ? await ctx.cursors.sign({ q: query, ...next } satisfies CursorPayload)
+    : undefined;
+  return render({
+    mode,
+    files: scan.files,
+    total: mode === "content" ? scan.files.reduce((n, f) => n + f.matches.length, 0) : 0,
+    scanned: scan.scanned,
+    skipped: {
+      binary: scan.skipped.binary,
+      too_large: scan.skipped.too_large,
+      unreadable: scan.skipped.unreadable + scan.errors + scan.changed,
+    },
+    truncated: scan.truncated,
+    timedOut: scan.timedOut,
+    nextCursor,
+  });
+}
+
+/** The second thread of a search (ADR-064): walks alongside the first, searches what it claims. */
+async function assistSearch(
+  args: SearchCodeArgs,
+  ctx: ToolContext,
+  shared: SharedArrayBuffer,
+): Promise<EncodedScan | undefined> {
+  const share = new SearchShare(shared);
+  const prepared = await prepare(args, ctx);
+  if ("refused" in prepared || !prepared.target.info.isDirectory) return undefined;
+  if (!share.join()) return encodeScan(emptyScan());
+  return encodeScan(scanTree(prepared, ctx, share, HELPER));
+}
+
+/** One thread's part of a search: its results in walk order, and where they stop being whole. */
+interface ThreadScan {
+  files: FileResult[];
+  scanned: number;
+  skipped: { binary: number; too_large: number; unreadable: number };
+  /** The walker's unreadable entries, and directories dropped because a folder on their path was swapped. */
+  errors: number;
+  changed: number;
+  /** True: results may go on after `end` (where the next page starts; none: nothing was covered). */
+  truncated: boolean;
+  timedOut: boolean;
+  end: WalkPosition | undefined;
+  /** A helper the pool recalled: whole up to its published end, the primary does the rest. */
+  handedBack: boolean;
+}
+
+function emptyScan(): ThreadScan {
+  return {
+    files: [],
+    scanned: 0,
+    skipped: { binary: 0, too_large: 0, unreadable: 0 },
+    errors: 0,
+    changed: 0,
+    truncated: false,
+    timedOut: false,
+    end: undefined,
+    handedBack: false,
+  };
+}
+
+/** A thread scan as it crosses to the other thread: the secrets each match shows travel beside it. */
+interface EncodedScan {
+  readonly scan: ThreadScan;
+  readonly secrets: (MatchSecret[] | undefined)[][];
+}
+
+function encodeScan(scan: ThreadScan): EncodedScan {
+  return { scan, secrets: scan.files.map((f) => f.matches.map((m) => SECRETS_SHOWN.get(m))) };
+}
+
+function decodeScan(encoded: EncodedScan): ThreadScan {
+  const { scan, secrets } = encoded;
+  scan.files.forEach((f, i) =>
+    f.matches.forEach((m, k) => {
+      const shown = secrets[i]?.[k];
+      if (shown) SECRETS_SHOWN.set(m, shown);
+    })
+  );
+  return scan;
+}
+
+/** One file, named explicitly: searched whatever the ignore files say (as ripgrep does). */
+async function searchOneFile(p: Prepared, ctx: ToolContext): Promise<ThreadScan> {
+  const scan = emptyScan();
+  const { target, resume } = p;
+  const name = target.relative.slice(target.relative.lastIndexOf("/") + 1);
+  if (!p.globs(name, name) || (resume && !resume.i)) return scan;
+  let bytes: Uint8Array;
+  try {
+    ({ bytes } = await ctx.workspace.readRegularFile(target, ctx.limits.maxSearchFileBytes));
+  } catch (error) {
+    if (!(error instanceof ToolRefusal)) throw error;
+    if (error.code === "binary_file") scan.skipped.binary++;
+    else if (error.code === "too_large") scan.skipped.too_large++;
+    else throw error;
+    return scan;
+  }
+  scan.scanned = 1;
+  const page = new Page(p, ctx, scan);
+  page.consider(
+    target.relative,
+    name,
+    bytes,
+    new TextDecoder("latin1").decode(bytes),
+    resume?.m ?? 0,
+  );
+  page.commit(true);
+  if (page.next) {
+    scan.truncated = true;
+    scan.end = page.next;
+  }
+  return scan;
+}
+
+/**
+ * One thread's page: the results of the directory being walked (provisional until the walker
+ * confirms it), the committed ones, what they cost, and where the next page starts.
+ */
+class Page {
+  spent = 0;
+  total = 0;
+  pending: FileResult[] = [];
+  pendingTotal = 0;
+  next: WalkPosition | undefined;
+  timedOut = false;
+  /** Where binary files are counted: the counts of the directory being walked. */
+  here = { scanned: 0, binary: 0, too_large: 0, unreadable: 0 };
+
+  constructor(
+    readonly p: Prepared,
+    readonly ctx: ToolContext,
+    readonly scan: ThreadScan,
+  ) {}
+
+  produced(): number {
+    return this.p.mode === "content"
+      ? this.total + this.pendingTotal
+      : this.scan.files.length + this.pending.length;
+  }
 
   /** Searches one file's bytes; false when the page is full (and `next` says where to go on). */
-  const consider = (
+  consider(
     path: string,
     walkPath: string,
     bytes: Uint8Array,
     latin1: string,
     skip: number,
-  ): boolean => {
+  ): boolean {
+    const { mode, maxResults, budget } = this.p;
     if (latin1.indexOf("\0") >= 0) {
-      skippedHere.binary++;
+      this.here.binary++;
       return true;
     }
-    const room = mode === "content" ? maxResults - produced() : Infinity;
-    const found = searchText(bytes, latin1, matcher, mode, context, skip, room, ctx);
+    const room = mode === "content" ? maxResults - this.produced() : Infinity;
+    const found = searchText(
+      bytes,
+      latin1,
+      this.p.matcher,
+      mode,
+      this.p.context,
+      skip,
+      room,
+      this.ctx,
+    );
     if (found.count <= skip) return true;
     let kept = found.matches;
     let cost = fileCost(path, mode, found.count);
+    let cut = false;
     for (let n = 0; n < kept.length; n++) {
       const c = matchCost(kept[n]);
-      if (spent + cost + c > budget) {
+      if (this.spent + cost + c > budget) {
         kept = kept.slice(0, n);
-        truncated = true;
+        cut = true;
         break;
       }
       cost += c;
     }
-    if (truncated || spent + cost > budget) {
-      truncated = true;
+    const result = { path, walkPath, skip, count: found.count, matches: kept, more: false };
+    if (cut || this.spent + cost > budget) {
       if (mode === "content" && kept.length > 0) {
-        pending.push({ path, count: found.count, matches: kept });
-        pendingTotal += kept.length;
-        spent += cost;
+        result.more = true;
+        this.pending.push(result);
+        this.pendingTotal += kept.length;
+        this.spent += cost;
       }
-      next = { f: walkPath, i: true, m: skip + (mode === "content" ? kept.length : 0) };
+      this.next = { f: walkPath, i: true, m: skip + (mode === "content" ? kept.length : 0) };
       return false;
     }
-    spent += cost;
-    pending.push({ path, count: found.count, matches: kept });
-    pendingTotal += mode === "content" ? kept.length : 1;
+    this.spent += cost;
+    this.pending.push(result);
+    this.pendingTotal += mode === "content" ? kept.length : 1;
     if (found.more) {
       // More matches than room, or the stop flag rose inside this file: continue at it.
-      truncated = true;
-      timedOut = found.stopped && ctx.stop.reason() === "timed_out";
-      next = { f: walkPath, i: true, m: skip + kept.length };
+      result.more = true;
+      this.timedOut = found.stopped && this.ctx.stop.reason() === "timed_out";
+      this.next = { f: walkPath, i: true, m: skip + kept.length };
       return false;
     }
-    if (produced() >= maxResults) {
-      truncated = true;
-      next = { f: walkPath, i: false, m: 0 };
+    if (this.produced() >= maxResults) {
+      this.next = { f: walkPath, i: false, m: 0 };
       return false;
     }
     return true;
-  };
-
-  if (!target.info.isDirectory) {
-    // One file, named explicitly: searched whatever the ignore files say (as ripgrep does).
-    const name = target.relative.slice(target.relative.lastIndexOf("/") + 1);
-    if (globs(name, name) && !(resume && !resume.i)) {
-      try {
-        const { bytes } = await ctx.workspace.readRegularFile(
-          target,
-          ctx.limits.maxSearchFileBytes,
-        );
-        scanned = 1;
-        consider(
-          target.relative,
-          name,
-          bytes,
-          new TextDecoder("latin1").decode(bytes),
-          resume?.m ?? 0,
-        );
-      } catch (error) {
-        if (!(error instanceof ToolRefusal)) throw error;
-        if (error.code === "binary_file") skipped.binary++;
-        else if (error.code === "too_large") skipped.too_large++;
-        else throw error;
-      }
-    }
-    files.push(...pending);
-    total += pendingTotal;
-  } else {
-    const walker = new Walker(ctx.workspace.walkPolicy, ctx.workspace.policy.root, target, {
-      maxFiles: ctx.limits.maxWalkFiles,
-      maxBytes: ctx.limits.maxWalkBytes,
-      maxFileBytes: ctx.limits.maxSearchFileBytes,
-      stop: ctx.stop,
-      ...(resume ? { resumeAfter: { path: resume.f, inclusive: resume.i } } : {}),
-    });
-    let full = false;
-    let lastWalked: string | undefined;
-    // Counts of the directory being walked, added once the walker is done with it.
-    let here = { scanned: 0, binary: 0, too_large: 0, unreadable: 0 };
-    skippedHere = here;
-    for (const event of walker.walk()) {
-      if (event.kind === "directory_done") {
-        if (event.confirmed) {
-          files.push(...pending);
-          total += pendingTotal;
-        }
-        if (!event.again) {
-          scanned += here.scanned;
-          skipped.binary += here.binary;
-          skipped.too_large += here.too_large;
-          skipped.unreadable += here.unreadable;
-        }
-        here = { scanned: 0, binary: 0, too_large: 0, unreadable: 0 };
-        skippedHere = here;
-        pending = [];
-        pendingTotal = 0;
-        if (full) break;
-        continue;
-      }
-      if (full) continue;
-      const file: WalkFile = event;
-      if (!globs(file.walkPath, file.name)) {
-        lastWalked = file.walkPath;
-        continue;
-      }
-      const read = walker.read(file);
-      if (!read.ok) {
-        if (read.reason === "capped") {
-          // The byte cap: this file was not read; the next page starts at it.
-          truncated = true;
-          next = { f: file.walkPath, i: true, m: 0 };
-          full = true;
-          continue;
-        }
-        if (read.reason === "too_large") here.too_large++;
-        else if (read.reason !== "special") here.unreadable++;
-        lastWalked = file.walkPath;
-        continue;
-      }
-      here.scanned++;
-      if ((scanned + here.scanned) % PROGRESS_EVERY === 0) ctx.progress(scanned + here.scanned);
-      const skip = resume && resume.i && file.walkPath === resume.f ? resume.m : 0;
-      const bytes = read.bytes;
-      lastWalked = file.walkPath;
-      if (!consider(file.path, file.walkPath, bytes, latin1Text(bytes), skip)) {
-        full = true;
-      }
-    }
-    scanned += here.scanned;
-    skipped.binary += here.binary;
-    skipped.too_large += here.too_large;
-    skipped.unreadable += here.unreadable;
-    if (walker.ended !== undefined && !full) {
-      truncated = true;
-      timedOut = walker.ended === "timed_out";
-      next = lastWalked !== undefined
-        ? { f: lastWalked, i: false, m: 0 }
-        : resume
-        ? { f: resume.f, i: resume.i, m: resume.m }
-        : undefined;
-    }
-    // Unreadable entries, and directories dropped because a folder on their path was swapped.
-    skipped.unreadable += walker.stats.errors + walker.stats.changed;
   }
-  ctx.progress(scanned, scanned);
 
-  const nextCursor = truncated && next !== undefined
-    ? await ctx.cursors.sign({ q: query, ...next } satisfies CursorPayload)
-    : undefined;
-  return render({ mode, files, total, scanned, skipped, truncated, timedOut, nextCursor });
+  /** The walker is done with a directory: keep its results if confirmed, count it once. */
+  commit(confirmed: boolean, again = false): void {
+    if (confirmed) {
+      this.scan.files.push(...this.pending);
+      this.total += this.pendingTotal;
+    }
+    if (!again) {
+      const { scan, here } = this;
+      scan.scanned += here.scanned;
+      scan.skipped.binary += here.binary;
+      scan.skipped.too_large += here.too_large;
+      scan.skipped.unreadable += here.unreadable;
+    }
+    this.here = { scanned: 0, binary: 0, too_large: 0, unreadable: 0 };
+    this.pending = [];
+    this.pendingTotal = 0;
+  }
+}
+
+/**
+ * Walks the search's directory on one thread. Alone (`share` undefined) it searches every
+ * file; with a share, only the directories this side claims first, passing the others' files
+ * over unopened (ADR-064). `askForHelp` is called once, when the walk looks long.
+ */
+function scanTree(
+  p: Prepared,
+  ctx: ToolContext,
+  share: SearchShare | undefined,
+  side: Side,
+  askForHelp?: () => void,
+): ThreadScan {
+  const scan = emptyScan();
+  const { resume, target } = p;
+  const page = new Page(p, ctx, scan);
+  const walker = new Walker(ctx.workspace.walkPolicy, ctx.workspace.policy.root, target, {
+    maxFiles: ctx.limits.maxWalkFiles,
+    maxBytes: ctx.limits.maxWalkBytes,
+    maxFileBytes: ctx.limits.maxSearchFileBytes,
+    stop: ctx.stop,
+    ...(resume ? { resumeAfter: { path: resume.f, inclusive: resume.i } } : {}),
+    ...(share !== undefined ? { enter: (walkPath: string) => enter(walkPath) } : {}),
+  });
+  /** Which directories this side enters: above the split depth all, at it those it claims. */
+  const enter = (walkPath: string): boolean => {
+    if (leaving) return false;
+    const depth = depthOf(walkPath) + 1;
+    if (depth > SPLIT_DEPTH) return true;
+    if (side === HELPER && ctx.recalled?.()) {
+      // Between subtrees: everything it claimed is searched; the primary takes the rest.
+      leaving = true;
+      scan.handedBack = true;
+      return false;
+    }
+    return depth < SPLIT_DEPTH || share!.claim("t\0" + walkPath, side) === side;
+  };
+  const other: Side = side === PRIMARY ? HELPER : PRIMARY;
+  let full = false;
+  let lastWalked: string | undefined;
+  /** Whether the directory being walked is this side's (decided at its first file). */
+  let mine = true;
+  let dirOpen = false;
+  let reported = 0;
+  let searched = 0;
+  /** A helper the pool recalled: it enters nothing more and claims nothing more. */
+  let leaving = false;
+  for (const event of walker.walk()) {
+    if (event.kind === "directory_done") {
+      page.commit(event.confirmed, event.again);
+      dirOpen = false;
+      if (full) break;
+      continue;
+    }
+    if (full) continue;
+    const file: WalkFile = event;
+    if (share !== undefined && !dirOpen) {
+      dirOpen = true;
+      const theirs = share.endOf(other);
+      if (theirs !== undefined && compareWalkOrder(file.walkPath, theirs.f) > 0) {
+        // The other side stopped before here (its page is full, or the budget or a cap ended
+        // it): nothing from here on can be returned on this page.
+        scan.truncated = true;
+        page.next = theirs;
+        full = true;
+        continue;
+      }
+      // Above the split depth both sides list every directory and claim its files; below it
+      // a thread is inside a subtree it claimed whole.
+      mine = depthOf(file.walkPath) >= SPLIT_DEPTH ||
+        share.claim("f\0" + parentOf(file.path), side) === side;
+    }
+    if (!mine) {
+      lastWalked = file.walkPath;
+      continue;
+    }
+    if (share !== undefined && share.countWalked() > ctx.limits.maxWalkFiles) {
+      // The file cap counts both threads' files: this one was not searched; the next page
+      // starts at it (not "after the last walked", which a helper may not have).
+      scan.truncated = true;
+      page.next = { f: file.walkPath, i: true, m: 0 };
+      full = true;
+      continue;
+    }
+    if (!p.globs(file.walkPath, file.name)) {
+      lastWalked = file.walkPath;
+      continue;
+    }
+    const read = walker.read(file);
+    if (!read.ok) {
+      if (read.reason === "capped") {
+        // The byte cap: this file was not read; the next page starts at it.
+        scan.truncated = true;
+        page.next = { f: file.walkPath, i: true, m: 0 };
+        full = true;
+        continue;
+      }
+      if (read.reason === "too_large") page.here.too_large++;
+      else if (read.reason !== "special") page.here.unreadable++;
+      lastWalked = file.walkPath;
+      continue;
+    }
+    const bytes = read.bytes;
+    if (
+      share !== undefined && share.addBytes(bytes.length) + bytes.length > ctx.limits.maxWalkBytes
+    ) {
+      // The byte cap counts both threads' reads.
+      scan.truncated = true;
+      page.next = { f: file.walkPath, i: true, m: 0 };
+      full = true;
+      continue;
+    }
+    page.here.scanned++;
+    searched++;
+    const progress = share !== undefined ? share.countScanned() : scan.scanned + page.here.scanned;
+    if (side === PRIMARY && progress - reported >= PROGRESS_EVERY) {
+      reported = progress;
+      ctx.progress(progress);
+    }
+    if (askForHelp !== undefined && searched === ASSIST_AFTER_FILES) askForHelp();
+    const skip = resume && resume.i && file.walkPath === resume.f ? resume.m : 0;
+    lastWalked = file.walkPath;
+    if (!page.consider(file.path, file.walkPath, bytes, latin1Text(bytes), skip)) {
+      scan.truncated = true;
+      full = true;
+    }
+  }
+  page.commit(false);
+  scan.timedOut = page.timedOut;
+  if (walker.ended !== undefined && !full) {
+    scan.truncated = true;
+    scan.timedOut = walker.ended === "timed_out";
+    page.next = lastWalked !== undefined
+      ? { f: lastWalked, i: false, m: 0 }
+      : resume
+      ? { f: resume.f, i: resume.i, m: resume.m }
+      : undefined;
+  }
+  // A helper that left between subtrees has searched all it claimed: nothing of it is cut.
+  if (leaving) scan.truncated = false;
+  scan.end = scan.truncated ? page.next : undefined;
+  scan.errors = walker.stats.errors;
+  scan.changed = walker.stats.changed;
+  if (share !== undefined && scan.truncated && scan.end !== undefined) {
+    share.publishEnd(side, scan.end);
+  }
+  return scan;
+}
+
+/**
+ * The two threads' results as one page: in walk order, up to the earlier of their ends, and
+ * within the page's limits (each thread applied them to its own results alone, so the page
+ * always fills before either thread's end).
+ */
+function mergeScans(a: ThreadScan, b: ThreadScan, p: Prepared): ThreadScan {
+  const { mode, maxResults, budget } = p;
+  let cut: WalkPosition | undefined;
+  let cutAtStart = false;
+  let cutTimedOut = false;
+  for (const s of [a, b]) {
+    if (!s.truncated || s.handedBack) continue;
+    if (s.end === undefined) {
+      cutAtStart = true;
+      cutTimedOut ||= s.timedOut;
+    } else if (cut === undefined || comparePositions(s.end, cut) < 0) {
+      cut = s.end;
+      cutTimedOut = s.timedOut;
+    }
+  }
+  const merged: FileResult[] = [];
+  if (!cutAtStart) {
+    let i = 0, k = 0;
+    while (i < a.files.length || k < b.files.length) {
+      const takeA = k >= b.files.length ||
+        (i < a.files.length && compareWalkOrder(a.files[i].walkPath, b.files[k].walkPath) < 0);
+      const f = takeA ? a.files[i++] : b.files[k++];
+      if (cut !== undefined && compareWalkOrder(f.walkPath, cut.f) > 0) continue;
+      merged.push(f);
+    }
+  }
+  const out = emptyScan();
+  out.scanned = a.scanned + b.scanned;
+  out.skipped = {
+    binary: a.skipped.binary + b.skipped.binary,
+    too_large: a.skipped.too_large + b.skipped.too_large,
+    unreadable: a.skipped.unreadable + b.skipped.unreadable,
+  };
+  // Each walker counts the directories it entered (both, above the split depth).
+  out.errors = a.errors + b.errors;
+  out.changed = a.changed + b.changed;
+  let spent = 0, total = 0;
+  const stop = (end: WalkPosition, timedOut = false) => {
+    out.truncated = true;
+    out.end = end;
+    out.timedOut = timedOut;
+  };
+  for (const f of merged) {
+    let kept = f.matches;
+    let more = f.more;
+    if (mode === "content" && kept.length > maxResults - total) {
+      kept = kept.slice(0, maxResults - total);
+      more = true;
+    }
+    let cost = fileCost(f.path, mode, f.count);
+    let over = false;
+    for (let n = 0; n < kept.length; n++) {
+      const c = matchCost(kept[n]);
+      if (spent + cost + c > budget) {
+        kept = kept.slice(0, n);
+        over = true;
+        break;
+      }
+      cost += c;
+    }
+    const atCut = cut !== undefined && compareWalkOrder(f.walkPath, cut.f) === 0;
+    if (over || spent + cost > budget) {
+      if (mode === "content" && kept.length > 0) out.files.push({ ...f, matches: kept });
+      stop({ f: f.walkPath, i: true, m: f.skip + (mode === "content" ? kept.length : 0) });
+      break;
+    }
+    spent += cost;
+    out.files.push(kept === f.matches ? f : { ...f, matches: kept });
+    total += mode === "content" ? kept.length : 1;
+    if (more) {
+      stop(
+        { f: f.walkPath, i: true, m: f.skip + kept.length },
+        atCut && kept.length === f.matches.length && cutTimedOut,
+      );
+      break;
+    }
+    if (total >= maxResults) {
+      stop({ f: f.walkPath, i: false, m: 0 });
+      break;
+    }
+  }
+  if (!out.truncated && (cut !== undefined || cutAtStart)) {
+    out.truncated = true;
+    out.end = cut;
+    out.timedOut = cutTimedOut;
+  }
+  return out;
+}
+
+function parentOf(relative: string): string {
+  const slash = relative.lastIndexOf("/");
+  return slash < 0 ? "" : relative.slice(0, slash);
 }
 
 /** What one file costs in the budget besides its matches: its path in both halves. */
@@ -839,4 +1215,5 @@ export const searchCodeTool: ToolDefinition = {
   output: SearchCodeOutput,
   refusals: [...PATH_REFUSALS, "not_a_file", "special_file", "bad_pattern", "invalid_arguments"],
   run: searchCode as ToolDefinition["run"],
+  assist: assistSearch as ToolDefinition["assist"],
 };

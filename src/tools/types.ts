@@ -29,6 +29,15 @@ export interface ToolContext {
   readonly stop: StopSignal;
   /** Progress of a long call, forwarded to clients that asked for it. */
   readonly progress: ProgressReporter;
+  /**
+   * Asks the pool for a second worker to run this tool's `assist` with
+   * `args` and `shared` (ADR-064); resolves with its answer, or `undefined`
+   * when none was idle or it was lost. Absent on a direct context and in a
+   * helper.
+   */
+  readonly assist?: (tool: string, args: unknown, shared: SharedArrayBuffer) => Promise<unknown>;
+  /** In a helper: true once the pool wants the worker back for a waiting call. */
+  readonly recalled?: () => boolean;
 }
 
 /** One tool: its published description and schemas, and its handler. */
@@ -51,6 +60,12 @@ export interface ToolDefinition {
   readonly refusals: readonly RefusalCode[];
   /** Runs inside the tool worker; `args` has already passed `input`. */
   readonly run: (args: never, ctx: ToolContext) => Promise<RawToolResult>;
+  /**
+   * The second thread of a call that asked for one (`ctx.assist`, ADR-064):
+   * runs in another tool worker with the asker's `args` and `shared`
+   * memory; what it returns is structured-cloned to the asker.
+   */
+  readonly assist?: (args: never, ctx: ToolContext, shared: SharedArrayBuffer) => Promise<unknown>;
 }
 
 /** The tools a worker can run, by name. */

@@ -27,7 +27,7 @@ import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { sandboxSettings } from "../../src/app.ts";
 import { type Sandbox, startSandbox } from "../../src/isolation/sandbox.ts";
-import { configFor, makeWorkspace, type TempWorkspace } from "../helpers/fixtures.ts";
+import { configFor, makeWorkspace, startServer, type TempWorkspace } from "../helpers/fixtures.ts";
 import type { StressArgs, StressReport } from "./fixtures/stress_worker.ts";
 import { HANG_DEADLINE_MS, OUTSIDE_SECRET, within } from "./helpers.ts";
 
@@ -78,6 +78,8 @@ async function runStress(sandbox: Sandbox, job: StressArgs): Promise<StressRepor
 async function startSwapper(
   ws: TempWorkspace,
   ms: number,
+  a = ws.path("sub"),
+  b = ws.path("swap"),
 ): Promise<{ stop(): void } & AsyncDisposable> {
   const child = new Deno.Command(Deno.execPath(), {
     args: [
@@ -86,8 +88,8 @@ async function startSwapper(
       "--no-prompt",
       "--allow-ffi",
       fileURLToPath(SWAPPER),
-      ws.path("sub"),
-      ws.path("swap"),
+      a,
+      b,
       String(ms),
       PAUSE_US,
     ],
@@ -166,5 +168,60 @@ Deno.test({
     );
     assertRaced(report);
     assert.equal(report.leaks, 0, `outside content was returned: ${JSON.stringify(report)}`);
+  },
+});
+
+Deno.test({
+  name:
+    "attack: search_code on two threads (ADR-064) while a directory inside a claimed subtree is exchanged with a link to outside in a loop never returns outside content",
+  ignore: !linux,
+  async fn() {
+    await using ws = await makeWorkspace({
+      "mmm/deep/sub/inside.txt": "INSIDE\n",
+      "mmm/deep/swap": { symlink: "../../../outside" },
+    });
+    // Enough files before and around the swapped directory that the walk asks for help and
+    // both threads are at work when they reach it (`mmm/deep` is a subtree either may claim).
+    for (const top of ["aaa", "mmm", "zzz"]) {
+      for (let a = 0; a < 12; a++) {
+        for (let b = 0; b < 6; b++) {
+          const dir = ws.path(top, `p${a}`, `q${b}`);
+          await Deno.mkdir(dir, { recursive: true });
+          const files = top === "aaa" ? 16 : 6; // the help is asked for inside aaa
+          for (let f = 0; f < files; f++) {
+            await Deno.writeTextFile(`${dir}/f${f}.txt`, "filler\n");
+          }
+        }
+      }
+    }
+    using server = startServer(ws.root, { MCP_SANDBOX__TOOL_TIMEOUT_MS: "60000" });
+    await within(server.sandbox.ready, HANG_DEADLINE_MS, "the pool warming up");
+    const search = () =>
+      server.dispatcher.call("search_code", { pattern: OUTSIDE_SECRET, max_results: 10 });
+    const control = await search();
+    assert.ok(!control.isError && !JSON.stringify(control).includes("secret.txt"));
+    await using swapper = await startSwapper(
+      ws,
+      STRESS_MS + 10_000,
+      ws.path("mmm/deep/sub"),
+      ws.path("mmm/deep/swap"),
+    );
+    const end = Date.now() + STRESS_MS;
+    let calls = 0, leaks = 0;
+    const lentBefore = server.sandbox.lentWorkers;
+    while (Date.now() < end) {
+      const result = await within(search(), HANG_DEADLINE_MS, "a search under the swap");
+      calls++;
+      const files = (result.structuredContent as { files?: unknown[] } | undefined)?.files ?? [];
+      if (files.length > 0 || JSON.stringify(result).includes("secret.txt")) leaks++;
+    }
+    swapper.stop();
+    console.log(
+      `search_code on two threads under a swap loop: ${calls} calls, ${
+        server.sandbox.lentWorkers - lentBefore
+      } helped, ${leaks} leaks`,
+    );
+    assert.ok(server.sandbox.lentWorkers > lentBefore, "no call was helped: one thread only");
+    assert.equal(leaks, 0, "outside content was returned");
   },
 });

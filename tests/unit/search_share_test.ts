@@ -1,0 +1,92 @@
+/**
+ * The shared memory of a two-thread search (ADR-064): walk order as a
+ * comparison of paths must be the walker's own order, or the merge would
+ * misplace results and cursors; a directory must have exactly one owner.
+ */
+
+import assert from "node:assert/strict";
+import { Walker } from "../../src/access/walk.ts";
+import {
+  comparePositions,
+  compareWalkOrder,
+  HELPER,
+  PRIMARY,
+  SearchShare,
+} from "../../src/tools/search_share.ts";
+import { directContext, makeWorkspace } from "../helpers/fixtures.ts";
+
+Deno.test("compareWalkOrder sorts paths exactly as the walker walks them (files before subdirectories, code-unit names)", async () => {
+  await using ws = await makeWorkspace({
+    "b.txt": "x",
+    "a/z.txt": "x",
+    "a/b/c.txt": "x",
+    "a/B.txt": "x",
+    "a/b.txt": "x",
+    "a-b/x.txt": "x",
+    "a.b/x.txt": "x",
+    "Z/y.txt": "x",
+    "é/x.txt": "x",
+    "a/b/d/e/f.txt": "x",
+    "a/b/d.txt": "x",
+  });
+  const ctx = directContext(ws.root);
+  const walker = new Walker(ctx.workspace.walkPolicy, ws.root, ctx.workspace.resolve(""));
+  const walked: string[] = [];
+  for (const e of walker.walk()) if (e.kind === "file") walked.push(e.walkPath);
+  assert.equal(walked.length, 11);
+  const sorted = [...walked].reverse().sort(compareWalkOrder);
+  assert.deepEqual(sorted, walked);
+  for (let i = 1; i < walked.length; i++) {
+    assert.ok(compareWalkOrder(walked[i - 1], walked[i]) < 0, `${walked[i - 1]} ${walked[i]}`);
+    assert.ok(compareWalkOrder(walked[i], walked[i - 1]) > 0);
+  }
+  assert.equal(compareWalkOrder("a/b.txt", "a/b.txt"), 0);
+  // The walker's `enter` option passes a subtree over, and only it.
+  const asked: string[] = [];
+  const passing = new Walker(ctx.workspace.walkPolicy, ws.root, ctx.workspace.resolve(""), {
+    enter: (walkPath) => (asked.push(walkPath), walkPath !== "a/b"),
+  });
+  const kept: string[] = [];
+  for (const e of passing.walk()) if (e.kind === "file") kept.push(e.walkPath);
+  assert.deepEqual(kept, walked.filter((p) => !p.startsWith("a/b/")));
+  assert.ok(asked.includes("a/b") && !asked.includes("a/b/d") && !asked.includes(""));
+  // A file continued (i) comes before the same file finished; fewer matches first.
+  assert.ok(
+    comparePositions({ f: "a/b.txt", i: true, m: 3 }, { f: "a/b.txt", i: false, m: 0 }) < 0,
+  );
+  assert.ok(comparePositions({ f: "a/b.txt", i: true, m: 2 }, { f: "a/b.txt", i: true, m: 3 }) < 0);
+});
+
+Deno.test("SearchShare: the first side to claim a directory owns it for both; a helper joins only while the primary is open", () => {
+  const primary = new SearchShare();
+  const helper = new SearchShare(primary.buffer);
+  assert.equal(primary.claim("t\0src/a", PRIMARY), PRIMARY);
+  assert.equal(helper.claim("t\0src/a", HELPER), PRIMARY, "a claimed directory changed hands");
+  assert.equal(helper.claim("t\0src/b", HELPER), HELPER);
+  assert.equal(primary.claim("t\0src/b", PRIMARY), HELPER);
+  // Many directories: every one has exactly one owner, the same seen from both sides.
+  for (let i = 0; i < 5000; i++) {
+    const side = i % 2 === 0 ? PRIMARY : HELPER;
+    const first = (side === PRIMARY ? primary : helper).claim(`f\0d/${i}`, side);
+    assert.equal(first, side);
+    assert.equal((side === PRIMARY ? helper : primary).claim(`f\0d/${i}`, 3 - side as 1 | 2), side);
+  }
+  assert.equal(helper.join(), true);
+  assert.equal(primary.close(), true, "the primary must wait for a helper that joined");
+  const late = new SearchShare();
+  assert.equal(late.close(), false);
+  assert.equal(
+    new SearchShare(late.buffer).join(),
+    false,
+    "a helper joined after the primary ended",
+  );
+  // The other side's published end, read back exactly.
+  assert.equal(helper.endOf(PRIMARY), undefined);
+  assert.equal(primary.publishEnd(PRIMARY, { f: "src/é/x.c", i: true, m: 7 }), true);
+  assert.deepEqual(helper.endOf(PRIMARY), { f: "src/é/x.c", i: true, m: 7 });
+  assert.equal(
+    primary.publishEnd(PRIMARY, { f: "other", i: false, m: 0 }),
+    false,
+    "published twice",
+  );
+});

@@ -102,6 +102,8 @@ export function compileMatcher(args: MatcherArgs): Matcher {
         }.`,
       );
     }
+    // Refused as the client wrote it, so the message shows their pattern, not the rewritten one.
+    assertLinear(args.pattern, "m");
     source = unrollCounts(
       !fold ? args.pattern : lower ? lowerOutsideEscapes(args.pattern) : expandCase(args.pattern),
     );
@@ -123,7 +125,7 @@ export function compileMatcher(args: MatcherArgs): Matcher {
 
 /**
  * How long one window's `exec` may take before the next windows of the
- * same text are made 4× larger. A benign pattern scans a window
+ * same text are made 16× larger. A benign pattern scans a window
  * in well under a millisecond, even in the linear engine; a catastrophic one
  * spends V8's whole backtrack allowance in every window before it falls
  * back (up to the allowance times the line length, ~150 ms for `(.*a){14}$`
@@ -138,7 +140,7 @@ export const SLOW_WINDOW_MS = 5;
  * over windows of whole lines of about {@linkcode EXEC_WINDOW} characters,
  * so that no one `exec` sees more (a match never spans lines, so none is
  * lost at a window's edge: `inLine` confirms each on its own line anyway).
- * After a window slower than `slowMs` the windows of that text grow 4×.
+ * After a window slower than `slowMs` the windows of that text grow 16×.
  * Results never depend on the windows, only the time does.
  */
 export class WindowedFinder {
@@ -176,7 +178,7 @@ export class WindowedFinder {
       re.lastIndex = 0;
       const m = re.exec(view);
       if (m !== null) return from + m.index;
-      if (end < length && performance.now() - started > this.#slowMs) this.#size *= 4;
+      if (end < length && performance.now() - started > this.#slowMs) this.#size *= 16;
       from = end + 1;
     }
     return -1;

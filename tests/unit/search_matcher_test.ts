@@ -247,7 +247,7 @@ Deno.test("searchText: case-insensitive patterns find the lines a per-line i mat
       pattern,
     );
   }
-  // A literal: escaped, then expanded.
+  // A literal (searched in a lowered copy).
   const literal = "a.(B";
   const expected = lines.flatMap((line, i) => {
     const at = line.toLowerCase().indexOf(literal.toLowerCase());

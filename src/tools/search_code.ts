@@ -8,9 +8,9 @@
  * How a file is searched: its bytes are read into the walker's reused
  * buffer and viewed as a latin1 string (one character per byte, so an
  * index is a byte offset); a literal is found with `String.indexOf`, a
- * regular expression with V8's default engine over the whole string (the
- * `--enable-experimental-regexp-engine-on-excessive-backtracks` flag turns
- * a runaway match linear). A candidate is confirmed on its own line, so a
+ * regular expression with V8's default engine over windows of whole lines
+ * (the `--enable-experimental-regexp-engine-on-excessive-backtracks` flag
+ * turns a runaway match linear; `./search_matcher.ts`, ADR-066). A candidate is confirmed on its own line, so a
  * match never spans lines; only matching and context lines are decoded
  * (UTF-8). A pattern with non-ASCII characters searches the decoded text
  * instead. A pattern that cannot run in linear time (a backreference, a

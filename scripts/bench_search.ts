@@ -26,6 +26,8 @@ import { childEnv, devserverV8FlagsArg, REPO_ROOT, serveArgs } from "./lib/progr
 
 const ROUNDS = Number(Deno.env.get("BENCH_ROUNDS") ?? "5");
 const CORPUS = Deno.env.get("BENCH_LINUX_DIR") ?? "/tmp/bench/linux";
+/** Only the queries whose name contains one of these comma-separated words (default: all). */
+const ONLY = Deno.env.get("BENCH_QUERIES");
 
 function hasV8Flags(): boolean {
   try {
@@ -282,7 +284,13 @@ const QUERIES: Query[] = [
     args: { pattern: "[0-9]{8}[a-f]{4}", regex: true },
     rg: ["[0-9]{8}[a-f]{4}"],
   },
-];
+  {
+    // Smart case: no upper-case letter, so both sides search case-insensitively.
+    name: "literal, case-insensitive",
+    args: { pattern: "linus torvalds" },
+    rg: ["-F", "linus torvalds"],
+  },
+].filter((q) => !ONLY || ONLY.split(",").some((w) => q.name.includes(w)));
 
 type Hit = string;
 type Searched = { ms: number; cpuMs: number; hits: Hit[]; rss: number };

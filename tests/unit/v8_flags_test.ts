@@ -5,11 +5,16 @@ const REGEXP_FLAGS = [
   "--enable-experimental-regexp-engine-on-excessive-backtracks",
   "--enable-experimental-regexp-engine",
 ];
+/** A 2 MiB young generation for every isolate: a full scan's peak RSS (ADR-076). */
+const MEMORY_FLAGS = ["--max-semi-space-size=2"];
 
-Deno.test("V8 flags: the devserver task defines exactly the two regexp-engine flags, once", () => {
+Deno.test("V8 flags: the devserver task defines exactly the regexp-engine flags and the young-generation size, once", () => {
   const flags = devserverRunFlags().filter((f) => f.startsWith("--v8-flags="));
   assert.equal(flags.length, 1);
-  assert.deepEqual(flags[0].slice("--v8-flags=".length).split(","), REGEXP_FLAGS);
+  assert.deepEqual(flags[0].slice("--v8-flags=".length).split(","), [
+    ...REGEXP_FLAGS,
+    ...MEMORY_FLAGS,
+  ]);
   assert.ok(serveArgs("/w").includes(devserverV8FlagsArg()), "child programs get them");
 });
 

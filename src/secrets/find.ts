@@ -307,29 +307,56 @@ export function findSecrets(
   text: string,
   rules: readonly SecretRule[] = SECRET_RULES,
 ): SecretSpan[] {
-  const found: SecretSpan[] = [];
-  let occupied: Uint8Array | undefined;
   const keywords = keywordsOf(rules);
   const first = rules.map(() => Infinity);
   const exactAt = new Map<string, number>(), foldedAt = new Map<string, number>();
   firstHits(text, keywords.exact, false, first, exactAt);
   if (keywords.folded.size > 0) firstHits(text, keywords.folded, true, first, foldedAt);
+  // Overlaps go to the earlier rule: a span is kept only if it overlaps no span kept before.
+  // The spans of earlier rules are one sorted list; a rule's own come in increasing order
+  // (each scan resumes past its last match), so one cursor walks the list once per rule, and
+  // a flood of matches costs no per-character occupancy map. A span out of order (none is)
+  // would be checked against every span.
+  let kept: SecretSpan[] = [];
+  let mine: SecretSpan[] = [];
+  let cursor = 0, lastStart = -1;
   const claim = (start: number, end: number, rule: string) => {
     if (end <= start) return;
-    occupied ??= new Uint8Array(text.length);
-    for (let i = start; i < end; i++) if (occupied[i]) return;
-    if (end - start > 64) occupied.fill(1, start, end);
-    else for (let i = start; i < end; i++) occupied[i] = 1; // a builtin call costs more
-
-    found.push({ start, end, rule });
+    if (start < lastStart) {
+      if ([...kept, ...mine].some((s) => s.start < end && start < s.end)) return;
+    } else {
+      while (cursor < kept.length && kept[cursor].end <= start) cursor++;
+      lastStart = start; // (the cursor has passed what ends before it, kept or not)
+      if (cursor < kept.length && kept[cursor].start < end) return;
+      const own = mine.length > 0 ? mine[mine.length - 1] : undefined;
+      if (own !== undefined && start < own.end) return;
+    }
+    mine.push({ start, end, rule });
   };
   rules.forEach((rule, i) => {
     if (isBlockRule(rule)) findBlocks(rule, text, claim);
     else if (first[i] !== Infinity) {
       findPattern(rule, text, rule.ignoreCase ? foldedAt : exactAt, claim);
     }
+    if (mine.length > 0) {
+      kept = kept.length === 0 ? mine.sort((a, b) => a.start - b.start) : merged(kept, mine);
+      mine = [];
+    }
+    cursor = 0;
+    lastStart = -1;
   });
-  return found.sort((a, b) => a.start - b.start);
+  return kept;
+}
+
+/** Two lists of spans, none overlapping another, as one sorted by start. */
+function merged(a: readonly SecretSpan[], b: SecretSpan[]): SecretSpan[] {
+  b.sort((x, y) => x.start - y.start);
+  const out: SecretSpan[] = [];
+  let i = 0, j = 0;
+  while (i < a.length && j < b.length) out.push(a[i].start < b[j].start ? a[i++] : b[j++]);
+  while (i < a.length) out.push(a[i++]);
+  while (j < b.length) out.push(b[j++]);
+  return out;
 }
 
 function continuesRun(table: Uint8Array, c: number): boolean {

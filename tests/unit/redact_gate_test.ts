@@ -112,3 +112,23 @@ Deno.test("redact-gate: floods of every keyword, cut samples and near misses agr
   });
   assert.ok(found > 50, `the floods hold secrets (${found})`);
 });
+
+Deno.test("redact-gate: attack — floods of overlapping secrets still go to the earlier rule", () => {
+  // Overlaps are settled by a cursor over the earlier rules' spans instead of a map of every
+  // character: a JWT inside an Authorization header, a key inside a URL password, a token in a
+  // generic assignment, thousands of times and interleaved with misses, must be labelled as
+  // the character map labelled them.
+  const jwt = SECRET_RULES.find((r) => r.id === "jwt")!.samples().match[0];
+  const ghp = `ghp_${fakeSecret("gate-ghp", 36)}`;
+  const lines = [
+    `Authorization: Bearer ${jwt.slice(jwt.indexOf("eyJ"))}`,
+    `https://u:${ghp}@h/`,
+    `token = ${ghp}`,
+    `password = ${fakeSecret("gate-pw", 24)}`,
+    "Authorization: Basic",
+    "eyJaaaaaaaa.eyJaaaaaaaa.",
+  ];
+  let text = "";
+  for (let i = 0; i < 3000; i++) text += lines[(i * 7) % lines.length] + (i % 3 ? "\n" : " ");
+  assert.ok(same(text, "overlapping floods") > 1500);
+});

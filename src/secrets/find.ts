@@ -5,8 +5,10 @@
  * looks at each occurrence of one of its keywords (never at an occurrence
  * inside a run of the token's own characters, see `notAfter`), rejects it
  * cheaply when what follows cannot be the token (`follows`, ADR-070), and
- * tries its sticky pattern only where it can; after a match the search
- * resumes past it. Block rules (PEM keys) follow the body once and resume
+ * tries its sticky pattern only where it can; a rule's keywords and reject,
+ * searched ahead as one pattern (its gate, ADR-077), let the scan jump over
+ * a flood of candidates that cannot pass; after a match the search resumes
+ * past it. Block rules (PEM keys) follow the body once and resume
  * after it. Overlaps go to the earlier rule. The cost is O(length × rules),
  * checked on hostile input by `scripts/bench_content.ts`.
  *

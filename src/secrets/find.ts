@@ -5,8 +5,10 @@
  * looks at each occurrence of one of its keywords (never at an occurrence
  * inside a run of the token's own characters, see `notAfter`), rejects it
  * cheaply when what follows cannot be the token (`follows`, ADR-070), and
- * tries its sticky pattern only where it can; after a match the search
- * resumes past it. Block rules (PEM keys) follow the body once and resume
+ * tries its sticky pattern only where it can; a rule's keywords and reject,
+ * searched ahead as one pattern (its gate, ADR-077), let the scan jump over
+ * a flood of candidates that cannot pass; after a match the search resumes
+ * past it. Block rules (PEM keys) follow the body once and resume
  * after it. Overlaps go to the earlier rule. The cost is O(length × rules),
  * checked on hostile input by `scripts/bench_content.ts`.
  *
@@ -44,9 +46,17 @@ interface Step {
   readonly run: CharClass;
   readonly min: number;
   readonly max: number;
+  /**
+   * For a run: a sticky pattern of the run's ASCII characters as far as the step reads (its
+   * `max`, or its `min` for the last step), used once the run is longer than a few characters.
+   */
+  readonly long: RegExp;
 }
 
 const NO_CLASS: CharClass = { ascii: new Uint8Array(128), re: /(?!)/ };
+
+/** A run read by the loop up to this long; past it by the step's `long` pattern. */
+const SHORT_RUN = 16;
 
 /** A rule made ready to run. */
 interface Prepared {
@@ -60,10 +70,14 @@ interface Prepared {
   readonly folded?: readonly RegExp[];
   /** ASCII characters that may not precede a match (and so continue a run to skip). */
   readonly notAfter?: Uint8Array;
+  /** A sticky pattern of a run of `notAfter`'s characters (ASCII only, as the table). */
+  readonly skipRun?: RegExp;
   /** ASCII characters that may not follow a match. */
   readonly notBefore?: Uint8Array;
   /** The cheap reject tried before the pattern. */
   readonly follows?: readonly Step[];
+  /** The keywords and the reject as one global pattern (see {@linkcode gateOf}). */
+  readonly gate?: RegExp;
 }
 
 function asciiTable(re: RegExp | undefined): Uint8Array | undefined {
@@ -71,6 +85,24 @@ function asciiTable(re: RegExp | undefined): Uint8Array | undefined {
   const table = new Uint8Array(128);
   for (let c = 0; c < 128; c++) table[c] = re.test(String.fromCharCode(c)) ? 1 : 0;
   return table;
+}
+
+/**
+ * A sticky pattern matching a run of the table's characters and nothing else (so exactly what a
+ * loop over `table` reads): V8 scans a long run several times faster than a loop over
+ * `charCodeAt`, and a flood such as `ghp_ghp_…` is one run of a mebibyte.
+ */
+function runPattern(table: Uint8Array, bound = Infinity): RegExp {
+  return new RegExp(`${classSource(table)}${bound === Infinity ? "*" : `{0,${bound}}`}`, "y");
+}
+
+/** The table's characters as a regex class, each as `\xNN` (the table is ASCII only). */
+function classSource(table: Uint8Array): string {
+  let cls = "";
+  for (let c = 0; c < 128; c++) {
+    if (table[c] === 1) cls += "\\x" + c.toString(16).padStart(2, "0");
+  }
+  return `[${cls}]`;
 }
 
 function charClass(re: RegExp): CharClass {
@@ -88,11 +120,14 @@ function inClass(cls: CharClass, c: number): boolean {
  * character of the run before it, and two runs in a row may not share a character.
  */
 function prepareSteps(rule: PatternRule, steps: readonly FollowStep[]): Step[] {
-  const out: Step[] = steps.map((step) =>
-    "literal" in step
-      ? { literal: step.literal, run: NO_CLASS, min: 0, max: 0 }
-      : { literal: "", run: charClass(step.chars), min: step.min, max: step.max ?? Infinity }
-  );
+  const out: Step[] = steps.map((step, i) => {
+    if ("literal" in step) {
+      return { literal: step.literal, run: NO_CLASS, min: 0, max: 0, long: /$/y };
+    }
+    const run = charClass(step.chars), max = step.max ?? Infinity;
+    const long = runPattern(run.ascii, i === steps.length - 1 ? step.min : max);
+    return { literal: "", run, min: step.min, max, long };
+  });
   for (let i = 0; i + 1 < out.length; i++) {
     const a = out[i], b = out[i + 1];
     if (a.literal !== "") continue;
@@ -127,12 +162,58 @@ function prepared(rule: PatternRule): Prepared {
       keywords,
       folded: rule.ignoreCase ? keywords.map((k) => new RegExp(escapeLiteral(k), "gi")) : undefined,
       notAfter: asciiTable(rule.notAfter),
+      skipRun: rule.notAfter ? runPattern(asciiTable(rule.notAfter)!) : undefined,
       notBefore: asciiTable(rule.notBefore),
       follows: rule.follows ? prepareSteps(rule, rule.follows) : undefined,
+      gate: gateOf(rule, keywords),
     };
     PREPARED.set(rule, ready);
   }
   return ready;
+}
+
+/**
+ * The keywords followed by the `follows` steps as one global pattern, searched ahead of the
+ * scan (ADR-077): where it next matches, at `M`, no candidate before `M` can pass the steps,
+ * so the scan jumps there, and a flood of candidates that the steps reject costs one search by
+ * V8 instead of a loop per candidate. Each run is read as the steps read it, greedily and
+ * without backtracking (an atomic group: a lookahead captures the run, a backreference
+ * consumes it), the last run only to its minimum; so an attempt reads what `follows` reads.
+ * The pattern may accept more than the steps (with `i`, classes and literals ignore case),
+ * never less. A rule with `notAfter` has it as a look-behind: a keyword inside a run is
+ * skipped by the scan anyway, and attempts inside runs would read overlapping runs. That is
+ * exact only when every keyword starts with a character of the run (a start just after the
+ * keyword's first character would otherwise be tried where the scan skips it), and when the
+ * rule does not ignore case (`i` would widen the look-behind's class, so the gate would skip
+ * more); other rules have no gate.
+ */
+function gateOf(rule: PatternRule, keywords: readonly string[]): RegExp | undefined {
+  if (!rule.follows) return undefined;
+  // A step's class with flags of its own could be narrower inside the gate than it is alone.
+  if (rule.follows.some((step) => "chars" in step && step.chars.flags !== "")) return undefined;
+  let before = "";
+  if (rule.notAfter) {
+    const table = asciiTable(rule.notAfter)!;
+    if (rule.ignoreCase) return undefined;
+    if (!keywords.every((k) => continuesRun(table, k.charCodeAt(0)))) return undefined;
+    before = `(?<!${classSource(table)})`;
+  }
+  let source = `${before}(?:${keywords.map(escapeLiteral).join("|")})`;
+  let group = 0;
+  const last = rule.follows.length - 1;
+  rule.follows.forEach((step, i) => {
+    if ("literal" in step) {
+      source += escapeLiteral(step.literal);
+      return;
+    }
+    const cls = `(?:${step.chars.source})`;
+    if (i === last) source += `${cls}{${step.min}}`;
+    else {
+      const max = step.max === undefined ? "" : String(step.max);
+      source += `(?=(${cls}{${step.min},${max}}))\\${++group}`;
+    }
+  });
+  return new RegExp(source, rule.ignoreCase ? "gi" : "g");
 }
 
 function escapeLiteral(text: string): string {
@@ -228,29 +309,56 @@ export function findSecrets(
   text: string,
   rules: readonly SecretRule[] = SECRET_RULES,
 ): SecretSpan[] {
-  const found: SecretSpan[] = [];
-  let occupied: Uint8Array | undefined;
   const keywords = keywordsOf(rules);
   const first = rules.map(() => Infinity);
   const exactAt = new Map<string, number>(), foldedAt = new Map<string, number>();
   firstHits(text, keywords.exact, false, first, exactAt);
   if (keywords.folded.size > 0) firstHits(text, keywords.folded, true, first, foldedAt);
+  // Overlaps go to the earlier rule: a span is kept only if it overlaps no span kept before.
+  // The spans of earlier rules are one sorted list; a rule's own come in increasing order
+  // (each scan resumes past its last match), so one cursor walks the list once per rule, and
+  // a flood of matches costs no per-character occupancy map. A span out of order (none is)
+  // would be checked against every span.
+  let kept: SecretSpan[] = [];
+  let mine: SecretSpan[] = [];
+  let cursor = 0, lastStart = -1;
   const claim = (start: number, end: number, rule: string) => {
     if (end <= start) return;
-    occupied ??= new Uint8Array(text.length);
-    for (let i = start; i < end; i++) if (occupied[i]) return;
-    if (end - start > 64) occupied.fill(1, start, end);
-    else for (let i = start; i < end; i++) occupied[i] = 1; // a builtin call costs more
-
-    found.push({ start, end, rule });
+    if (start < lastStart) {
+      if ([...kept, ...mine].some((s) => s.start < end && start < s.end)) return;
+    } else {
+      while (cursor < kept.length && kept[cursor].end <= start) cursor++;
+      lastStart = start; // (the cursor has passed what ends before it, kept or not)
+      if (cursor < kept.length && kept[cursor].start < end) return;
+      const own = mine.length > 0 ? mine[mine.length - 1] : undefined;
+      if (own !== undefined && start < own.end) return;
+    }
+    mine.push({ start, end, rule });
   };
   rules.forEach((rule, i) => {
     if (isBlockRule(rule)) findBlocks(rule, text, claim);
     else if (first[i] !== Infinity) {
       findPattern(rule, text, rule.ignoreCase ? foldedAt : exactAt, claim);
     }
+    if (mine.length > 0) {
+      kept = kept.length === 0 ? mine.sort((a, b) => a.start - b.start) : merged(kept, mine);
+      mine = [];
+    }
+    cursor = 0;
+    lastStart = -1;
   });
-  return found.sort((a, b) => a.start - b.start);
+  return kept;
+}
+
+/** Two lists of spans, none overlapping another, as one sorted by start. */
+function merged(a: readonly SecretSpan[], b: SecretSpan[]): SecretSpan[] {
+  b.sort((x, y) => x.start - y.start);
+  const out: SecretSpan[] = [];
+  let i = 0, j = 0;
+  while (i < a.length && j < b.length) out.push(a[i].start < b[j].start ? a[i++] : b[j++]);
+  while (i < a.length) out.push(a[i++]);
+  while (j < b.length) out.push(b[j++]);
+  return out;
 }
 
 function continuesRun(table: Uint8Array, c: number): boolean {
@@ -281,9 +389,25 @@ function follows(text: string, at: number, steps: readonly Step[]): boolean {
     if (stop > text.length) stop = text.length;
     const ascii = step.run.ascii;
     let q = p;
-    for (; q < stop; q++) {
+    const short = stop - p > SHORT_RUN ? p + SHORT_RUN : stop;
+    for (; q < short; q++) {
       const c = text.charCodeAt(q);
       if (c < 128 ? ascii[c] === 0 : !step.run.re.test(String.fromCharCode(c))) break;
+    }
+    if (q === short && q < stop) {
+      // A long run: its ASCII stretch by the pattern (it reads at most the step's bound from
+      // `q`, which reaches `stop`), then one character of the class outside ASCII, if any, and
+      // again while the run goes on.
+      const long = step.long;
+      for (;;) {
+        long.lastIndex = q;
+        long.test(text);
+        q = long.lastIndex < stop ? long.lastIndex : stop;
+        if (q === stop) break;
+        const c = text.charCodeAt(q);
+        if (c < 128 || !step.run.re.test(String.fromCharCode(c))) break;
+        q++;
+      }
     }
     if (q - p < step.min) return false;
     p = q;
@@ -302,6 +426,9 @@ export function passesFollows(rule: PatternRule, text: string, at: number): bool
 
 type Claim = (start: number, end: number, rule: string) => void;
 
+/** After this many candidates in a row that the gate let through, a scan stops using it. */
+const GATE_GIVE_UP = 8;
+
 /** How many values one rule's scan remembers the verdict of. */
 const MAX_VERDICTS = 256;
 
@@ -318,6 +445,10 @@ function findPattern(
   // costs one short search per occurrence, and the keywords the text never holds cost nothing.
   const next = keywords.map((k) => firstAt.get(k) ?? -1);
   const verdicts = new Map<string, boolean>();
+  const gate = ready.gate;
+  // Where the gate last matched, and how many candidates in a row it let through: past a few,
+  // each search only adds to the cost of a flood of real matches.
+  let gateAt = -1, gatePassed = 0, gateOn = gate !== undefined;
   let pos = 0;
   for (;;) {
     let k = -1, length = 0;
@@ -337,12 +468,25 @@ function findPattern(
       }
     }
     if (k < 0) return;
+    if (gateOn && k > gateAt) {
+      gate!.lastIndex = k;
+      const m = gate!.exec(text);
+      gateAt = m ? m.index : Infinity;
+      if (gateAt === Infinity) return; // no candidate from here on can pass the steps
+      if (gateAt > k) {
+        pos = gateAt; // every candidate before it fails the steps or lies inside a run
+        gatePassed = 0;
+        continue;
+      }
+      if (++gatePassed >= GATE_GIVE_UP) gateOn = false;
+    }
     if (notAfter && k > 0 && continuesRun(notAfter, text.charCodeAt(k - 1))) {
       // Inside a run of the token's own characters: no match can start anywhere in this
       // run, so skip to its end (each run is scanned once, whatever a flood holds).
-      let p = k + 1;
-      while (p < text.length && continuesRun(notAfter, text.charCodeAt(p))) p++;
-      pos = p;
+      const skip = ready.skipRun!;
+      skip.lastIndex = k + 1;
+      skip.test(text); // always matches (a run of none at least), leaving the run's end
+      pos = skip.lastIndex;
       continue;
     }
     if (steps && !follows(text, k + length, steps)) {

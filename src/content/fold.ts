@@ -321,3 +321,101 @@ export function isAscii(text: string): boolean {
 export function foldForAssessment(text: string): string {
   return foldUncased(text).toLowerCase();
 }
+
+/**
+ * Code units the one-pass fold ({@linkcode foldInto}) maps on their own wherever they stand
+ * next to ASCII, each other or invisible characters: fullwidth ASCII (NFKC gives the ASCII
+ * character) and the confusables. None composes with a neighbour under NFKC (each is a starter
+ * that is never the second of a composite; `ё` and `ї` recompose with their own base), so a run
+ * of them normalizes character by character (`tests/unit/fold_test.ts` checks every pair).
+ */
+export const INERT: readonly number[] = [
+  ...Array.from({ length: 0xff5e - 0xff01 + 1 }, (_, i) => 0xff01 + i),
+  ...Object.keys(CONFUSABLES).map((c) => c.charCodeAt(0)),
+];
+
+/**
+ * Per code unit, for {@linkcode foldInto}: 0 not looked at yet; 1 inert ({@linkcode INERT});
+ * 2 invisible (removed); 3 folded alone to one code unit when both its neighbours are ASCII (a
+ * run of one); 4 anything else (the one-pass fold gives up). `FOLD_TO` holds what 1 and 3 fold to.
+ */
+const FOLD_KIND = new Uint8Array(0x10000);
+const FOLD_TO = new Uint16Array(0x10000);
+for (const c of INERT) {
+  const n = String.fromCharCode(c).normalize("NFKC");
+  FOLD_KIND[c] = 1;
+  FOLD_TO[c] = CONFUSABLE_CODES[n.charCodeAt(0)] || n.charCodeAt(0);
+}
+for (const m of INVISIBLE_UNITS.source.slice(1, -1).matchAll(/\\u(....)(?:-\\u(....))?/g)) {
+  const from = parseInt(m[1], 16), to = m[2] ? parseInt(m[2], 16) : from;
+  for (let c = from; c <= to; c++) FOLD_KIND[c] = 2;
+}
+// ESC starts an escape sequence, U+DB40 a tag character, surrogates pairs: the full fold.
+for (let c = 0xd800; c < 0xe000; c++) FOLD_KIND[c] = 4;
+
+function kindOf(c: number): number {
+  const ch = String.fromCharCode(c);
+  const n = ch.normalize("NFKC");
+  const d = n.charCodeAt(0);
+  if (n.length !== 1 || (d >= 0xd800 && d < 0xe000)) return FOLD_KIND[c] = 4;
+  FOLD_TO[c] = CONFUSABLE_CODES[d] || d;
+  return FOLD_KIND[c] = 3;
+}
+
+const UTF8 = new TextDecoder();
+
+/**
+ * {@linkcode foldCounting} of a non-ASCII `text` in one pass over its code units, writing the
+ * folded copy's UTF-8 into `bytes` (at least 3 bytes per code unit) for the assessment's gate,
+ * so that no pass scans the text for special characters, normalizes it, maps confusables or
+ * encodes it. It applies where every non-ASCII code unit is invisible ({@linkcode INVISIBLE_UNITS}:
+ * removed), inert ({@linkcode INERT}: mapped alone), or a run of one between two ASCII
+ * characters that NFKC turns into one code unit (what the fold's run-by-run NFKC then the
+ * confusables do to it); anything else (escape sequences, tag characters, surrogates, longer
+ * runs, a mark after an invisible character) returns `undefined` and the caller folds as
+ * before. `special`: whether {@linkcode SPECIAL} occurs in `text`.
+ */
+export function foldInto(
+  text: string,
+  bytes: Uint8Array,
+): { folded: string; invisible: number; length: number; special: boolean } | undefined {
+  const n = text.length;
+  let o = 0, invisible = 0, changed = false, special = false;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) {
+      if (c === 0x1b) return undefined;
+      bytes[o++] = c;
+      continue;
+    }
+    let kind = FOLD_KIND[c];
+    if (kind === 0) kind = kindOf(c);
+    if (kind === 2) {
+      invisible++;
+      special = changed = true;
+      continue;
+    }
+    if (kind === 4) return undefined;
+    if (kind === 3) {
+      if (
+        (i > 0 && text.charCodeAt(i - 1) >= 0x80) || (i + 1 < n && text.charCodeAt(i + 1) >= 0x80)
+      ) {
+        return undefined;
+      }
+      if (c === 0x9b) special = true;
+    }
+    const d = FOLD_TO[c];
+    if (d !== c) changed = true;
+    if (d < 0x80) bytes[o++] = d;
+    else if (d < 0x800) {
+      bytes[o++] = 0xc0 | (d >> 6);
+      bytes[o++] = 0x80 | (d & 0x3f);
+    } else {
+      bytes[o++] = 0xe0 | (d >> 12);
+      bytes[o++] = 0x80 | ((d >> 6) & 0x3f);
+      bytes[o++] = 0x80 | (d & 0x3f);
+    }
+  }
+  const folded = changed ? UTF8.decode(bytes.subarray(0, o)) : text;
+  return { folded, invisible, length: o, special };
+}

@@ -804,7 +804,7 @@ export function assessContent(parts: readonly AssessedText[]): ContentAssessment
     const folded = fast ?? foldCounting(text, ascii);
     const hay = folded.folded;
     invisible += folded.invisible;
-    if (fast) [bytes, length] = [scratch, fast.length];
+    if (fast) [bytes, length, scratch] = [fast.bytes, fast.length, fast.bytes];
     else if (hay !== text || !ascii) ({ bytes, length } = bytesOf(hay));
     // The folded classes are tried where their gate opens, in order, each candidate start once
     // (the first class that matches there is recorded, as the single alternation before ADR-072

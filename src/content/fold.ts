@@ -421,12 +421,21 @@ function putString(s: string, bytes: Uint8Array, o: number): number {
  */
 export function foldInto(
   text: string,
-  bytes: Uint8Array,
-): { folded: string; invisible: number; length: number; special: boolean } | undefined {
+  into: Uint8Array<ArrayBuffer>,
+):
+  | {
+    folded: string;
+    invisible: number;
+    bytes: Uint8Array<ArrayBuffer>;
+    length: number;
+    special: boolean;
+  }
+  | undefined {
+  let bytes = into;
   if (text.includes("\x1b")) return undefined;
   // The text's own UTF-8 (native; a copy for its ASCII), then one loop over those bytes,
   // folding in place: what is written never passes what is still to be read.
-  const written = ENCODER.encodeInto(text, bytes).written;
+  let written = ENCODER.encodeInto(text, bytes).written;
   // r: next byte to read; extra: bytes read beyond their UTF-16 units; o: next byte to write.
   let r = 0, extra = 0, o = 0, invisible = 0, changed = false, special = false;
   while (r < written) {
@@ -463,16 +472,16 @@ export function foldInto(
         continue;
       }
       const single = kind !== 1 && r === runByte && (r + len === written || bytes[r + len] < 0x80);
-      if (kind === 1 || (single && kind === 3)) {
+      const d = FOLD_TO[c];
+      // A character that takes more bytes folded than it did (two to three) goes the long way.
+      if ((kind === 1 || (single && kind === 3)) && (d < 0x800 || o + 3 <= r + len)) {
         if (c === 0x9b) special = true;
-        const d = FOLD_TO[c];
         if (d !== c) changed = true;
         if (d < 0x80) bytes[o++] = d;
         else if (d < 0x800) {
           bytes[o++] = 0xc0 | (d >> 6);
           bytes[o++] = 0x80 | (d & 0x3f);
         } else {
-          if (o + 3 > r + len) return undefined;
           bytes[o++] = 0xe0 | (d >> 12);
           bytes[o++] = 0x80 | ((d >> 6) & 0x3f);
           bytes[o++] = 0x80 | (d & 0x3f);
@@ -493,7 +502,10 @@ export function foldInto(
       }
       let folded: string;
       if (single && kind === 5) folded = FOLD_STRING.get(c)!;
-      else {
+      else if (single && kind === 3) {
+        if (c === 0x9b) special = true;
+        folded = String.fromCharCode(d);
+      } else {
         const raw = text.slice(runStart, units);
         if (raw.includes("\udb40")) return undefined;
         if (raw.includes("\x9b")) special = true;
@@ -507,16 +519,25 @@ export function foldInto(
         folded = mapConfusables(kept.normalize("NFKC"));
       }
       if (folded !== text.slice(runStart, units)) changed = true;
-      // Past the bytes the run took (`ﷺ` is 18 letters), the output would overwrite the
-      // input: give up.
-      if (runOut + utf8Length(folded) > end) return undefined;
-      o = putString(folded, bytes, runOut);
-      if (o < 0) return undefined;
+      o = runOut + utf8Length(folded);
       extra = runExtra + (end - runByte) - (units - runStart);
       r = end;
+      if (o > end) {
+        // Folded, the run takes more bytes than it was read from (`ﷺ` is 18 letters): what is
+        // still to be read moves to the end of a larger buffer, after room for the output.
+        const rest = written - end, size = Math.max(2 * bytes.length, 2 * (o + rest) + 16);
+        const grown = new Uint8Array(size);
+        grown.set(bytes.subarray(0, runOut));
+        grown.set(bytes.subarray(end, written), size - rest);
+        extra += size - rest - end;
+        r = size - rest;
+        written = size;
+        bytes = grown;
+      }
+      if (putString(folded, bytes, runOut) < 0) return undefined;
       break;
     }
   }
   const folded = changed ? UTF8.decode(bytes.subarray(0, o)) : text;
-  return { folded, invisible, length: o, special };
+  return { folded, invisible, bytes, length: o, special };
 }

@@ -782,8 +782,9 @@ export function assessContent(parts: readonly AssessedText[]): ContentAssessment
     // SPECIAL occurs, where it can be (fold.ts, `foldInto`); otherwise pass by pass.
     let fast: ReturnType<typeof foldInto>;
     if (!ascii) {
+      // bytesOf encoded the whole text when its first 4 KiB are ASCII: not encoded again.
       if (scratch.length < text.length * 3) scratch = new Uint8Array(text.length * 3);
-      fast = foldInto(text, scratch);
+      fast = foldInto(text, scratch, length > 0 ? length : -1);
     }
     // The raw classes and the invisible count look for characters of SPECIAL only (ESC is
     // ASCII; every other one is not).

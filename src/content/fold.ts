@@ -422,6 +422,7 @@ function putString(s: string, bytes: Uint8Array, o: number): number {
 export function foldInto(
   text: string,
   into: Uint8Array<ArrayBuffer>,
+  encoded = -1,
 ):
   | {
     folded: string;
@@ -435,7 +436,8 @@ export function foldInto(
   if (text.includes("\x1b")) return undefined;
   // The text's own UTF-8 (native; a copy for its ASCII), then one loop over those bytes,
   // folding in place: what is written never passes what is still to be read.
-  let written = ENCODER.encodeInto(text, bytes).written;
+  // `encoded`: the UTF-8 length when `into` already holds the text's UTF-8.
+  let written = encoded >= 0 ? encoded : ENCODER.encodeInto(text, bytes).written;
   // r: next byte to read; extra: bytes read beyond their UTF-16 units; o: next byte to write.
   let r = 0, extra = 0, o = 0, invisible = 0, changed = false, special = false;
   while (r < written) {

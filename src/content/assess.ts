@@ -14,7 +14,7 @@
  */
 
 import { escapeControlCharacters } from "../contract/text.ts";
-import { BIDI, foldCounting, SPECIAL, TAGS } from "./fold.ts";
+import { BIDI, foldCounting, foldInto, SPECIAL, TAGS } from "./fold.ts";
 
 /** Assessment levels, lowest first. */
 export const LEVELS = ["none", "low", "elevated", "high"] as const;
@@ -778,9 +778,17 @@ export function assessContent(parts: readonly AssessedText[]): ContentAssessment
     const full = (cls: SignalClass) =>
       (byClass.get(cls.id)?.length ?? 0) >= MAX_FINDINGS_PER_SIGNAL;
     let { bytes, length, ascii } = bytesOf(text, true);
+    // A non-ASCII text is folded in one pass that also writes the gate's bytes and says whether
+    // SPECIAL occurs, where it can be (fold.ts, `foldInto`); otherwise pass by pass.
+    let fast: ReturnType<typeof foldInto>;
+    if (!ascii) {
+      // bytesOf encoded the whole text when its first 4 KiB are ASCII: not encoded again.
+      if (scratch.length < text.length * 3) scratch = new Uint8Array(text.length * 3);
+      fast = foldInto(text, scratch, length > 0 ? length : -1);
+    }
     // The raw classes and the invisible count look for characters of SPECIAL only (ESC is
     // ASCII; every other one is not).
-    if (ascii ? text.includes("\x1b") : SPECIAL.test(text)) {
+    if (fast ? fast.special : ascii ? text.includes("\x1b") : SPECIAL.test(text)) {
       const tags = text.includes("\udb40");
       const escapes = text.includes("\x1b") || text.includes("\x9b");
       for (const cls of RAW_CLASSES) {
@@ -794,10 +802,11 @@ export function assessContent(parts: readonly AssessedText[]): ContentAssessment
         }
       }
     }
-    const folded = foldCounting(text, ascii);
+    const folded = fast ?? foldCounting(text, ascii);
     const hay = folded.folded;
     invisible += folded.invisible;
-    if (hay !== text || !ascii) ({ bytes, length } = bytesOf(hay));
+    if (fast) [bytes, length, scratch] = [fast.bytes, fast.length, fast.bytes];
+    else if (hay !== text || !ascii) ({ bytes, length } = bytesOf(hay));
     // The folded classes are tried where their gate opens, in order, each candidate start once
     // (the first class that matches there is recorded, as the single alternation before ADR-072
     // did); a class that has its findings is not tried again, so a flood stops costing.

@@ -321,3 +321,225 @@ export function isAscii(text: string): boolean {
 export function foldForAssessment(text: string): string {
   return foldUncased(text).toLowerCase();
 }
+
+/**
+ * Code units the one-pass fold ({@linkcode foldInto}) maps on their own wherever they stand
+ * next to ASCII, each other or invisible characters: fullwidth ASCII (NFKC gives the ASCII
+ * character) and the confusables. None composes with a neighbour under NFKC (each is a starter
+ * that is never the second of a composite; `ё` and `ї` recompose with their own base), so a run
+ * of them normalizes character by character (`tests/unit/fold_test.ts` checks every pair).
+ */
+export const INERT: readonly number[] = [
+  ...Array.from({ length: 0xff5e - 0xff01 + 1 }, (_, i) => 0xff01 + i),
+  ...Object.keys(CONFUSABLES).map((c) => c.charCodeAt(0)),
+];
+
+/**
+ * Per code unit, for {@linkcode foldInto}: 0 not looked at yet; 1 inert ({@linkcode INERT});
+ * 2 invisible (removed); 3 a run of one that folds to one code unit (`FOLD_TO`); 5 a run of one
+ * that folds to a string (`FOLD_STRING`: `…` is `...`); 6 a surrogate (its run is normalized);
+ * 4 U+DB40, which starts a tag character (the one-pass fold gives up).
+ */
+const FOLD_KIND = new Uint8Array(0x10000);
+const FOLD_TO = new Uint16Array(0x10000);
+const FOLD_STRING = new Map<number, string>();
+for (const c of INERT) {
+  const n = String.fromCharCode(c).normalize("NFKC");
+  FOLD_KIND[c] = 1;
+  FOLD_TO[c] = CONFUSABLE_CODES[n.charCodeAt(0)] || n.charCodeAt(0);
+}
+for (const m of INVISIBLE_UNITS.source.slice(1, -1).matchAll(/\\u(....)(?:-\\u(....))?/g)) {
+  const from = parseInt(m[1], 16), to = m[2] ? parseInt(m[2], 16) : from;
+  for (let c = from; c <= to; c++) FOLD_KIND[c] = 2;
+}
+for (let c = 0xd800; c < 0xe000; c++) FOLD_KIND[c] = 6;
+FOLD_KIND[0xdb40] = 4;
+
+function kindOf(c: number): number {
+  const n = String.fromCharCode(c).normalize("NFKC");
+  const d = n.charCodeAt(0);
+  if (n.length === 1 && (d < 0xd800 || d >= 0xe000)) {
+    FOLD_TO[c] = CONFUSABLE_CODES[d] || d;
+    return FOLD_KIND[c] = 3;
+  }
+  FOLD_STRING.set(c, mapCodeUnits(n));
+  return FOLD_KIND[c] = 5;
+}
+
+const UTF8 = new TextDecoder();
+const ENCODER = new TextEncoder();
+
+/** Bytes of the UTF-8 of `s` (a lone surrogate counted as 3). */
+function utf8Length(s: string): number {
+  let n = 0;
+  for (let k = 0; k < s.length; k++) {
+    const d = s.charCodeAt(k);
+    n += d < 0x80 ? 1 : d < 0x800 ? 2 : d >= 0xd800 && d < 0xdc00 ? 1 : 3;
+  }
+  return n;
+}
+
+/**
+ * Writes the UTF-8 of `s` into `bytes` at `o`; the new end, or -1 for a lone surrogate (which
+ * the fold keeps and UTF-8 cannot hold).
+ */
+function putString(s: string, bytes: Uint8Array, o: number): number {
+  for (let k = 0; k < s.length; k++) {
+    const d = s.charCodeAt(k);
+    if (d < 0x80) bytes[o++] = d;
+    else if (d < 0x800) {
+      bytes[o++] = 0xc0 | (d >> 6);
+      bytes[o++] = 0x80 | (d & 0x3f);
+    } else if (d < 0xd800 || d >= 0xe000) {
+      bytes[o++] = 0xe0 | (d >> 12);
+      bytes[o++] = 0x80 | ((d >> 6) & 0x3f);
+      bytes[o++] = 0x80 | (d & 0x3f);
+    } else {
+      const e = s.charCodeAt(k + 1);
+      if (d >= 0xdc00 || !(e >= 0xdc00 && e < 0xe000)) return -1;
+      const p = 0x10000 + ((d - 0xd800) << 10) + (e - 0xdc00);
+      bytes[o++] = 0xf0 | (p >> 18);
+      bytes[o++] = 0x80 | ((p >> 12) & 0x3f);
+      bytes[o++] = 0x80 | ((p >> 6) & 0x3f);
+      bytes[o++] = 0x80 | (p & 0x3f);
+      k++;
+    }
+  }
+  return o;
+}
+
+/**
+ * {@linkcode foldCounting} of a non-ASCII `text` in one pass over its code units, writing the
+ * folded copy's UTF-8 into `bytes` (at least 3 bytes per code unit) for the assessment's gate,
+ * so that no pass scans the text for special characters, normalizes it whole, maps confusables
+ * or encodes it. The fold is defined run by run (a maximal non-ASCII run, its invisible
+ * characters removed, NFKC, confusables), and so is this: an invisible character is dropped, a
+ * run of {@linkcode INERT} characters is mapped unit by unit, a run of one is looked up (each
+ * code unit normalized once per process), and any other run is normalized as a string. It gives
+ * up (`undefined`: the caller folds pass by pass) on an escape (ESC), a tag character (U+DB40)
+ * or a lone surrogate. `special`: whether {@linkcode SPECIAL} occurs in `text`.
+ */
+export function foldInto(
+  text: string,
+  into: Uint8Array<ArrayBuffer>,
+  encoded = -1,
+):
+  | {
+    folded: string;
+    invisible: number;
+    bytes: Uint8Array<ArrayBuffer>;
+    length: number;
+    special: boolean;
+  }
+  | undefined {
+  let bytes = into;
+  if (text.includes("\x1b")) return undefined;
+  // The text's own UTF-8 (native; a copy for its ASCII), then one loop over those bytes,
+  // folding in place: what is written never passes what is still to be read.
+  // `encoded`: the UTF-8 length when `into` already holds the text's UTF-8.
+  let written = encoded >= 0 ? encoded : ENCODER.encodeInto(text, bytes).written;
+  // r: next byte to read; extra: bytes read beyond their UTF-16 units; o: next byte to write.
+  let r = 0, extra = 0, o = 0, invisible = 0, changed = false, special = false;
+  while (r < written) {
+    // An ASCII stretch, moved down when the output has shrunk.
+    const from = r;
+    while (r < written && bytes[r] < 0x80) r++;
+    if (o !== from) {
+      if (r - from > 32) bytes.copyWithin(o, from, r);
+      else for (let k = from; k < r; k++) bytes[o + k - from] = bytes[k];
+    }
+    o += r - from;
+    if (r >= written) break;
+    // A non-ASCII run: the fold's unit (its invisible characters removed, then NFKC).
+    const runByte = r, runExtra = extra, runStart = r - extra, runOut = o, runInvisible = invisible;
+    while (r < written && bytes[r] >= 0x80) {
+      const b = bytes[r];
+      let c = 0xd800, len = 4;
+      if (b < 0xe0) {
+        c = ((b & 0x1f) << 6) | (bytes[r + 1] & 0x3f);
+        len = 2;
+      } else if (b < 0xf0) {
+        c = ((b & 0x0f) << 12) | ((bytes[r + 1] & 0x3f) << 6) | (bytes[r + 2] & 0x3f);
+        len = 3;
+        // A lone surrogate is encoded as U+FFFD, which the fold does not write for it.
+        if (c === 0xfffd && text.charCodeAt(r - extra) !== 0xfffd) return undefined;
+      }
+      let kind = FOLD_KIND[c];
+      if (kind === 0) kind = kindOf(c);
+      if (kind === 2) {
+        invisible++;
+        special = changed = true;
+        r += len;
+        extra += len - 1;
+        continue;
+      }
+      const single = kind !== 1 && r === runByte && (r + len === written || bytes[r + len] < 0x80);
+      const d = FOLD_TO[c];
+      // A character that takes more bytes folded than it did (two to three) goes the long way.
+      if ((kind === 1 || (single && kind === 3)) && (d < 0x800 || o + 3 <= r + len)) {
+        if (c === 0x9b) special = true;
+        if (d !== c) changed = true;
+        if (d < 0x80) bytes[o++] = d;
+        else if (d < 0x800) {
+          bytes[o++] = 0xc0 | (d >> 6);
+          bytes[o++] = 0x80 | (d & 0x3f);
+        } else {
+          bytes[o++] = 0xe0 | (d >> 12);
+          bytes[o++] = 0x80 | ((d >> 6) & 0x3f);
+          bytes[o++] = 0x80 | (d & 0x3f);
+        }
+        r += len;
+        extra += len - 1;
+        continue;
+      }
+      // Any other run is folded as a string, as the fold does it, from its start (what was
+      // written for it is written again); a run of one keeps what its character folds to.
+      let end = r;
+      if (single) end = r + len;
+      else while (end < written && bytes[end] >= 0x80) end++;
+      let units = r - extra;
+      for (let k = r; k < end; k++) {
+        const lead = bytes[k];
+        if ((lead & 0xc0) !== 0x80) units += lead >= 0xf0 ? 2 : 1;
+      }
+      let folded: string;
+      if (single && kind === 5) folded = FOLD_STRING.get(c)!;
+      else if (single && kind === 3) {
+        if (c === 0x9b) special = true;
+        folded = String.fromCharCode(d);
+      } else {
+        const raw = text.slice(runStart, units);
+        if (raw.includes("\udb40")) return undefined;
+        if (raw.includes("\x9b")) special = true;
+        let kept = raw;
+        invisible = runInvisible;
+        if (SPECIAL.test(raw)) {
+          kept = raw.replace(INVISIBLE_UNITS, "");
+          invisible += raw.length - kept.length;
+          if (kept.length !== raw.length) special = true;
+        }
+        folded = mapConfusables(kept.normalize("NFKC"));
+      }
+      if (folded !== text.slice(runStart, units)) changed = true;
+      o = runOut + utf8Length(folded);
+      extra = runExtra + (end - runByte) - (units - runStart);
+      r = end;
+      if (o > end) {
+        // Folded, the run takes more bytes than it was read from (`ﷺ` is 18 letters): what is
+        // still to be read moves to the end of a larger buffer, after room for the output.
+        const rest = written - end, size = Math.max(2 * bytes.length, 2 * (o + rest) + 16);
+        const grown = new Uint8Array(size);
+        grown.set(bytes.subarray(0, runOut));
+        grown.set(bytes.subarray(end, written), size - rest);
+        extra += size - rest - end;
+        r = size - rest;
+        written = size;
+        bytes = grown;
+      }
+      if (putString(folded, bytes, runOut) < 0) return undefined;
+      break;
+    }
+  }
+  const folded = changed ? UTF8.decode(bytes.subarray(0, o)) : text;
+  return { folded, invisible, bytes, length: o, special };
+}

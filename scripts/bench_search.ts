@@ -22,40 +22,14 @@
  */
 
 import process from "node:process";
-import { childEnv, devserverV8FlagsArg, REPO_ROOT, serveArgs } from "./lib/program.ts";
+import { childEnv, REPO_ROOT, rerunUnderDevserverV8Flags, serveArgs } from "./lib/program.ts";
 
 const ROUNDS = Number(Deno.env.get("BENCH_ROUNDS") ?? "5");
 const CORPUS = Deno.env.get("BENCH_LINUX_DIR") ?? "/tmp/bench/linux";
 /** Only the queries whose name contains one of these comma-separated words (default: all). */
 const ONLY = Deno.env.get("BENCH_QUERIES");
 
-function hasV8Flags(): boolean {
-  try {
-    // deno-lint-ignore no-invalid-regexp -- "l" exists under --enable-experimental-regexp-engine
-    new RegExp("a", "l");
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-if (!hasV8Flags()) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-q",
-      "--no-prompt",
-      "--frozen",
-      "-A",
-      devserverV8FlagsArg(),
-      new URL(import.meta.url).pathname,
-      ...Deno.args,
-    ],
-    stdout: "inherit",
-    stderr: "inherit",
-  }).spawn();
-  Deno.exit((await child.status).code);
-}
+await rerunUnderDevserverV8Flags(import.meta.url);
 
 const { DEFAULT_DENY_PATTERNS } = await import("../src/access/denylist.ts");
 const { DEFAULT_SKIPPED_DIRS } = await import("../src/access/walk_policy.ts");

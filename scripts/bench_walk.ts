@@ -25,41 +25,13 @@
  */
 
 import process from "node:process";
-import { devserverV8FlagsArg, REPO_ROOT } from "./lib/program.ts";
+import { REPO_ROOT, rerunUnderDevserverV8Flags } from "./lib/program.ts";
 
 const ROUNDS = Number(Deno.env.get("BENCH_ROUNDS") ?? "7");
 const CORPUS = Deno.env.get("BENCH_LINUX_DIR") ?? "/tmp/bench/linux";
 const BASELINE = Deno.env.get("BENCH_BASELINE");
 
-function hasV8Flags(): boolean {
-  try {
-    // deno-lint-ignore no-invalid-regexp -- "l" exists under --enable-experimental-regexp-engine
-    new RegExp("a", "l");
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-if (!hasV8Flags()) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-q",
-      "--no-prompt",
-      "--frozen",
-      "-A",
-      "--config",
-      `${REPO_ROOT}/deno.json`,
-      devserverV8FlagsArg(),
-      new URL(import.meta.url).pathname,
-      ...Deno.args,
-    ],
-    stdout: "inherit",
-    stderr: "inherit",
-  }).spawn();
-  Deno.exit((await child.status).code);
-}
+await rerunUnderDevserverV8Flags(import.meta.url);
 
 try {
   Deno.statSync(`${CORPUS}/.git`);

@@ -35,6 +35,39 @@ export function devserverV8FlagsArg(): string {
 }
 
 /**
+ * Makes sure a script runs under the `devserver` task's V8 flags, as served
+ * searches do: when the linear regex engine is missing (the `l` flag does not
+ * compile), runs the script at `scriptUrl` again with them, the same arguments
+ * and `-A`, and exits with its status. Returns when the flags are already on.
+ */
+export async function rerunUnderDevserverV8Flags(scriptUrl: string): Promise<void> {
+  try {
+    // deno-lint-ignore no-invalid-regexp -- "l" exists under --enable-experimental-regexp-engine
+    new RegExp("a", "l");
+    return;
+  } catch {
+    // not under the flags: run again below
+  }
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-q",
+      "--no-prompt",
+      "--frozen",
+      "-A",
+      "--config",
+      `${REPO_ROOT}/deno.json`,
+      devserverV8FlagsArg(),
+      fileURLToPath(scriptUrl),
+      ...Deno.args,
+    ],
+    stdout: "inherit",
+    stderr: "inherit",
+  }).spawn();
+  Deno.exit((await child.status).code);
+}
+
+/**
  * The environment a child program gets: what Deno needs to find its caches,
  * and the coverage directory (so a covered test run covers the child too),
  * plus `extra`. Nothing else of ours leaks in, `MCP_*` settings included.

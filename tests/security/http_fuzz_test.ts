@@ -14,21 +14,10 @@ import { createDevServer } from "../../src/app.ts";
 import { createHttpHandler } from "../../src/transport/http.ts";
 import { configFor, makeWorkspace } from "../helpers/fixtures.ts";
 import { ENVELOPE, modernHeaders, toolCall } from "../helpers/http.ts";
+import { mulberry32 } from "../helpers/random.ts";
 
 const CASES = 10_000;
 const URL_MCP = "http://localhost/mcp";
-
-/** A small deterministic PRNG (mulberry32), so every run fuzzes the same cases. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const encoder = new TextEncoder();
 
@@ -158,7 +147,7 @@ Deno.test("attack: 10,000 malformed bodies — each a JSON-RPC error, no crash, 
     maxConcurrentCalls: 64,
     readiness: () => Promise.resolve({ ready: true, checks: {} }),
   });
-  const random = prng(11);
+  const random = mulberry32(11);
   const kinds = new Map<string, number>();
   try {
     for (let start = 0; start < CASES; start += 100) {

@@ -13,6 +13,7 @@ import { BENIGN_SAMPLES } from "../corpus/benign.ts";
 import { INJECTION_SAMPLES } from "../corpus/injection.ts";
 import { referenceAssess, referenceFold } from "../helpers/assess_reference.ts";
 import { REPO_ROOT } from "../../scripts/lib/program.ts";
+import { xorshift32 } from "../helpers/random.ts";
 
 const ids = (text: string) => assessContent([{ text }]).signals.map((s) => s.id);
 const same = (text: string, numbered = false) =>
@@ -21,17 +22,6 @@ const same = (text: string, numbered = false) =>
     referenceAssess([{ text, numbered }]),
     JSON.stringify(text.slice(0, 200)),
   );
-
-/** A small deterministic generator (xorshift), so a failure can be replayed. */
-function random(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 2 ** 32;
-  };
-}
 
 Deno.test("assess: the gated scan finds what the single alternation found (corpora, docs)", () => {
   for (const text of [...INJECTION_SAMPLES, ...BENIGN_SAMPLES]) same(text);
@@ -58,7 +48,7 @@ Deno.test("assess: the gated scan finds what the single alternation found (gener
     "😀",
     "\u200b",
   ];
-  const next = random(9);
+  const next = xorshift32(9);
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(next() * xs.length)];
   for (let n = 0; n < 300; n++) {
     let text = "";

@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { assessContent } from "../../src/content/assess.ts";
 import { foldCounting, foldInto, INERT, SPECIAL } from "../../src/content/fold.ts";
 import { referenceAssess, referenceFold } from "../helpers/assess_reference.ts";
+import { xorshift32 } from "../helpers/random.ts";
 
 const bytes = new Uint8Array(1 << 16);
 const ENCODER = new TextEncoder();
@@ -24,16 +25,6 @@ function check(text: string, into = bytes): boolean {
   assert.equal(fast.special, SPECIAL.test(text), label);
   assert.deepEqual(fast.bytes.subarray(0, fast.length), ENCODER.encode(fast.folded), label);
   return true;
-}
-
-function random(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 2 ** 32;
-  };
 }
 
 Deno.test("fold: the one pass folds every BMP character as the fold does, in every context", () => {
@@ -72,7 +63,7 @@ Deno.test("fold: inert characters fold alone next to each other and to invisible
 });
 
 Deno.test("fold: random mixes of inert, invisible, marks and other characters", () => {
-  const next = random(78);
+  const next = xorshift32(78);
   let applied = 0;
   const pool = [
     ...INERT.map((c) => String.fromCharCode(c)),

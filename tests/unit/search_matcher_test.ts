@@ -19,16 +19,7 @@ import {
 } from "../../src/tools/search_matcher.ts";
 import { callDirect, directContext, makeWorkspace } from "../helpers/fixtures.ts";
 import type { ToolContext } from "../../src/tools/types.ts";
-
-/** A small deterministic generator (mulberry32), so a failure can be replayed. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from "../helpers/random.ts";
 
 /** Random ASCII text biased toward the letters, digits and punctuation the patterns use. */
 function asciiText(next: () => number, length: number): string {
@@ -140,7 +131,7 @@ const PROPERTY_PATTERNS = [
 ];
 
 Deno.test("expandCase: matches what V8's i flag matches, on random ASCII text", () => {
-  const next = random(6_067);
+  const next = mulberry32(6_067);
   for (let round = 0; round < 30; round++) {
     const text = asciiText(next, 2_000);
     for (const pattern of PROPERTY_PATTERNS) {
@@ -164,7 +155,7 @@ Deno.test("unrollCounts: writes out counted repeats of one atom and matches the 
   ) {
     assert.equal(unrollCounts(kept), kept);
   }
-  const next = random(66);
+  const next = mulberry32(66);
   for (let round = 0; round < 20; round++) {
     const text = asciiText(next, 2_000);
     for (const pattern of PROPERTY_PATTERNS) {
@@ -180,7 +171,7 @@ Deno.test("unrollCounts: writes out counted repeats of one atom and matches the 
 });
 
 Deno.test("WindowedFinder: no exec sees more than a window of whole lines, and every match is found", () => {
-  const next = random(67);
+  const next = mulberry32(67);
   const lines: string[] = [];
   for (let i = 0; i < 20_000; i++) {
     // Mostly short lines, some long ones (one longer than a window).
@@ -231,7 +222,7 @@ function lineNumbers(
 }
 
 Deno.test("searchText: case-insensitive patterns find the lines a per-line i match finds", () => {
-  const next = random(2026);
+  const next = mulberry32(2026);
   const text = asciiText(next, 60_000);
   const lines = text.split("\n");
   for (const pattern of PROPERTY_PATTERNS.filter((p) => p !== "[]")) {
@@ -299,7 +290,7 @@ async function ripgrep(root: string, args: string[]): Promise<string[]> {
 }
 
 Deno.test("search_code: smart case gives ripgrep's lines on a fixture tree", async () => {
-  const next = random(17);
+  const next = mulberry32(17);
   const entries: Record<string, string> = {};
   for (let f = 0; f < 12; f++) entries[`src/f${f}.c`] = asciiText(next, 8_000);
   entries["src/words.c"] = "Mutex_Lock(&a->lock)\nmutex_lock(&b->LOCK)\nMUTEX_LOCK(&c->lock)\n" +

@@ -26,6 +26,7 @@ import { redactResult } from "../src/content/redact.ts";
 import type { RawOk } from "../src/contract/result.ts";
 import { redactSecrets } from "../src/secrets/find.ts";
 import { REPO_ROOT } from "./lib/program.ts";
+import { median } from "./lib/stats.ts";
 
 const { values } = parseArgs({ args: Deno.args, options: { runs: { type: "string" } } });
 const RUNS = Number(values.runs ?? 7);
@@ -78,11 +79,6 @@ const INPUTS: Record<string, string> = {
   "combining marks on ASCII": fill("i\u0301g\u0308n\u0301 "),
   "ANSI escapes": fill("\x1b[31mred\x1b[0m \x1b]0;t\x07"),
 };
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-}
 
 /**
  * CPU time of `f` in ms (user + system of this process): on a shared machine wall time mostly

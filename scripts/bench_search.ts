@@ -21,8 +21,8 @@
  * @module
  */
 
-import process from "node:process";
 import { childEnv, REPO_ROOT, rerunUnderDevserverV8Flags, serveArgs } from "./lib/program.ts";
+import { cpuNow, median } from "./lib/stats.ts";
 
 const ROUNDS = Number(Deno.env.get("BENCH_ROUNDS") ?? "5");
 const CORPUS = Deno.env.get("BENCH_LINUX_DIR") ?? "/tmp/bench/linux";
@@ -186,17 +186,6 @@ async function rg(args: string[]): Promise<{ ms: number; cpuMs?: number; stdout:
     ...(cpu ? { cpuMs: (Number(cpu[1]) + Number(cpu[2])) * 1000 } : {}),
     stdout: new TextDecoder().decode(out.stdout),
   };
-}
-
-/** CPU time of this process (user + system), in ms. */
-function cpuNow(): number {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1000;
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
 }
 
 await prepareCorpus();

@@ -21,6 +21,7 @@
 
 import { parseArgs } from "node:util";
 import { REPO_ROOT, serveArgs } from "./lib/program.ts";
+import { median } from "./lib/stats.ts";
 
 const SDK_BASELINE = `${REPO_ROOT}/scripts/bench_sdk_baseline.ts`;
 
@@ -104,11 +105,6 @@ async function rssKiB(pid: number): Promise<number> {
   // Deno gates /proc behind --allow-all; ps reports the same resident set size.
   const out = await new Deno.Command("ps", { args: ["-o", "rss=", "-p", String(pid)] }).output();
   return Number(new TextDecoder().decode(out.stdout).trim());
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
 }
 
 interface Sample {

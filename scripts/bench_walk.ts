@@ -24,8 +24,8 @@
  * @module
  */
 
-import process from "node:process";
 import { REPO_ROOT, rerunUnderDevserverV8Flags } from "./lib/program.ts";
+import { cpuNow, median } from "./lib/stats.ts";
 
 const ROUNDS = Number(Deno.env.get("BENCH_ROUNDS") ?? "7");
 const CORPUS = Deno.env.get("BENCH_LINUX_DIR") ?? "/tmp/bench/linux";
@@ -92,16 +92,6 @@ async function load(root: string, label: string): Promise<Subject> {
     },
     close: () => server[Symbol.dispose](),
   };
-}
-
-function cpuNow(): number {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1000;
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
 }
 
 const subjects = [await load(REPO_ROOT, "this tree")];

@@ -35,9 +35,24 @@ export function nonceAbsentFrom(
 ): string {
   for (;;) {
     const nonce = draw();
-    if (!texts.some((t) => t.toLowerCase().includes(nonce))) return nonce;
+    if (!texts.some((t) => containsFolded(t, nonce))) return nonce;
   }
 }
+
+/**
+ * Whether `text.toLowerCase()` contains `nonce`. For a nonce of ASCII digits and lowercase
+ * letters `a`–`f` (every nonce {@linkcode newNonce} draws), a case-insensitive search of the
+ * text itself answers the same without a lowercased copy of it (ADR-088; the copy cost 5–6 ms
+ * per MiB of prose): no character outside ASCII lowercases to text holding a hex digit (a test
+ * checks every code point), so a match in the copy comes from ASCII characters only, one each,
+ * and V8's non-Unicode `i` pairs exactly those. Any other nonce is checked on the copy.
+ */
+export function containsFolded(text: string, nonce: string): boolean {
+  if (!HEX_NONCE.test(nonce)) return text.toLowerCase().includes(nonce);
+  return new RegExp(nonce, "i").test(text);
+}
+
+const HEX_NONCE = /^[0-9a-f]+$/;
 
 /** Wraps `text` in a fence of `label` with `nonce`. The text inside is not altered. */
 export function fenceUntrusted(

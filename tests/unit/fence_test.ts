@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
+import { mulberry32 } from "../helpers/random.ts";
 import {
+  containsFolded,
   FENCE_LABELS,
   fenceTag,
   fenceUntrusted,
@@ -69,4 +71,43 @@ Deno.test("fence: empty text makes an empty fence", () => {
     fenceUntrusted("", "ab", "diff"),
     "<untrusted-diff id=ab>\n</untrusted-diff id=ab>",
   );
+});
+
+Deno.test("fence: no character outside ASCII lowercases to text holding a hex digit (what containsFolded relies on)", () => {
+  for (let c = 0x80; c <= 0x10ffff; c++) {
+    if (c >= 0xd800 && c <= 0xdfff) continue;
+    const lower = String.fromCodePoint(c).toLowerCase();
+    assert.ok(
+      !/[0-9a-f]/.test(lower),
+      `U+${c.toString(16)} lowercases to ${JSON.stringify(lower)}`,
+    );
+  }
+});
+
+Deno.test("attack: a nonce hidden in mixed case, or beside characters that change length or case when lowercased (İ, the Kelvin sign, fullwidth digits), is seen as the lowercased copy sees it", () => {
+  const random = mulberry32(9);
+  const nonce = "0a1b2c3d4e5f60718293a4b5c6d7e8f9";
+  const noise = ["İ", "\u212a", "\uff10", "\uff41", "ß", "Σ", "a", "F", "9", " ", "\u0307"];
+  let seen = 0;
+  for (let i = 0; i < 2_000; i++) {
+    let text = "";
+    for (let j = 0; j < 6; j++) text += noise[Math.floor(random() * noise.length)];
+    if (random() < 0.5) {
+      let piece = "";
+      for (const ch of nonce) piece += random() < 0.5 ? ch.toUpperCase() : ch;
+      // Sometimes one character of it is replaced by a look-alike that lowercases elsewhere.
+      if (random() < 0.3) {
+        const at = Math.floor(random() * piece.length);
+        piece = piece.slice(0, at) + noise[Math.floor(random() * 4)] + piece.slice(at + 1);
+      }
+      text += piece;
+    }
+    for (let j = 0; j < 6; j++) text += noise[Math.floor(random() * noise.length)];
+    const expected = text.toLowerCase().includes(nonce);
+    assert.equal(containsFolded(text, nonce), expected, JSON.stringify(text));
+    if (expected) seen++;
+  }
+  assert.ok(seen > 500, `the nonce was hidden in ${seen} texts`);
+  // A nonce that is not lowercase hex is checked on the lowercased copy, as before.
+  assert.equal(containsFolded("x\u212ay", "k"), true);
 });

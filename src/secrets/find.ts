@@ -69,6 +69,11 @@ interface Prepared {
    * secret: a match array without a `groups` object costs half as much to build (ADR-087).
    */
   readonly plain: boolean;
+  /**
+   * Whether that group ends the pattern, so the secret ends the match and starts
+   * `secret.length` before its end (which is where its last occurrence in the match lies).
+   */
+  readonly tail: boolean;
   /** The keywords as searched (lowercase when the rule ignores case). */
   readonly keywords: readonly string[];
   /** For a rule that ignores case, each keyword as a global case-insensitive pattern. */
@@ -169,6 +174,8 @@ function prepared(rule: PatternRule): Prepared {
       re: new RegExp(plainSource ?? rule.pattern.source, [...flags].join("")),
       grouped,
       plain: plainSource !== undefined,
+      tail: plainSource !== undefined &&
+        groupEndsPattern(plainSource, rule.pattern.source.indexOf("(?<secret>")),
       keywords,
       folded: rule.ignoreCase ? keywords.map((k) => new RegExp(escapeLiteral(k), "gi")) : undefined,
       notAfter: asciiTable(rule.notAfter),
@@ -195,6 +202,25 @@ function unnamedSecret(source: string, flags: string): string | undefined {
   if (captures(source) !== 1) return undefined;
   const unnamed = parts[0] + "(" + parts[1];
   return captures(unnamed) === 1 ? unnamed : undefined;
+}
+
+/**
+ * Whether the group opening at `open` in `source` closes at the source's last character
+ * (escapes and classes skipped; a pattern this cannot read gives false, and the finder then
+ * looks the secret up in the match).
+ */
+export function groupEndsPattern(source: string, open: number): boolean {
+  if (open < 0 || source[open] !== "(") return false;
+  let depth = 0;
+  for (let i = open; i < source.length; i++) {
+    const c = source[i];
+    if (c === "\\") i++;
+    else if (c === "[") {
+      for (i++; i < source.length && source[i] !== "]"; i++) if (source[i] === "\\") i++;
+    } else if (c === "(") depth++;
+    else if (c === ")" && --depth === 0) return i === source.length - 1;
+  }
+  return false;
 }
 
 /**
@@ -530,7 +556,12 @@ function findPattern(
       matched = m[0].length;
       const group = ready.plain ? m[1] : m.groups?.secret;
       secret = group ?? m[0];
-      start = k + (group === undefined ? 0 : m[0].lastIndexOf(secret));
+      // (A secret that ends the pattern ends the match: no search for its last occurrence.)
+      start = group === undefined
+        ? k
+        : ready.tail
+        ? k + matched - secret.length
+        : k + m[0].lastIndexOf(secret);
     } else {
       if (!re.test(text)) {
         pos = k + 1;

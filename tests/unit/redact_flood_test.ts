@@ -8,7 +8,12 @@
 
 import assert from "node:assert/strict";
 import { SECRET_RULES } from "../../src/secrets/catalogue.ts";
-import { findSecrets, redactSecrets, type SecretSpan } from "../../src/secrets/find.ts";
+import {
+  findSecrets,
+  groupEndsPattern,
+  redactSecrets,
+  type SecretSpan,
+} from "../../src/secrets/find.ts";
 import { fakeSecret, isBlockRule, type PatternRule } from "../../src/secrets/rule.ts";
 import * as reference from "../helpers/secrets_reference.ts";
 
@@ -81,4 +86,29 @@ Deno.test("redact-flood: attack — floods of matches of several rules get each 
   ) {
     same(`${pem}${next}`.repeat(200) + `${pem}${fakeSecret("pem", 64)}\n`, `pem then ${next}`);
   }
+});
+
+Deno.test("redact-flood: attack — a secret group followed by more pattern is looked up in the match, not placed at its end", () => {
+  // A secret that ends the pattern starts `secret.length` before the match's end; one followed
+  // by anything (url-credentials' `@`, an escaped paren, a second group) must not be placed so.
+  const ends = (source: string) => groupEndsPattern(source, source.indexOf("(?<secret>"));
+  const tails = GROUPED.filter((r) => ends(r.pattern.source)).map((r) => r.id);
+  assert.deepEqual(GROUPED.filter((r) => !tails.includes(r.id)).map((r) => r.id), [
+    "url-credentials",
+  ]);
+  assert.equal(ends(String.raw`a(?<secret>[)\]]{3})`), true);
+  assert.equal(ends(String.raw`a(?<secret>x\))`), true);
+  assert.equal(ends(String.raw`a(?<secret>x)\)`), false);
+  assert.equal(ends(String.raw`a(?<secret>x)(y)`), false);
+  assert.equal(ends(String.raw`a(?<secret>x(?:y))z`), false);
+  assert.equal(ends(String.raw`a(?<secret>x[(]))`), false);
+  // The same secret twice in a match: placed at its last occurrence either way.
+  const rule: PatternRule = {
+    id: "twice",
+    description: "test rule",
+    keywords: ["k="],
+    pattern: /k=(?<secret>[0-9]{4}):[0-9]{4}|k=[0-9]{4}=(?<secret>[0-9]{4})/y,
+    samples: () => ({ match: [], noMatch: [] }),
+  };
+  same("k=1234=1234 k=5678:5678", "twice", [rule]);
 });

@@ -73,7 +73,7 @@ interface Prepared {
    * Whether that group ends the pattern, so the secret ends the match and starts
    * `secret.length` before its end (which is where its last occurrence in the match lies).
    */
-  readonly tail: boolean;
+  readonly endsMatch: boolean;
   /** The keywords as searched (lowercase when the rule ignores case). */
   readonly keywords: readonly string[];
   /** For a rule that ignores case, each keyword as a global case-insensitive pattern. */
@@ -88,6 +88,21 @@ interface Prepared {
   readonly follows?: readonly Step[];
   /** The keywords and the reject as one global pattern (see {@linkcode gateOf}). */
   readonly gate?: RegExp;
+  /** What the steps' last literal and the run after it must read, searched ahead (see {@linkcode tailOf}). */
+  readonly tail?: Tail;
+}
+
+/**
+ * A rule's tail probe (ADR-087): the last literal of its `follows` steps and the minimum of the
+ * run after it, as a global pattern; the steps read it between `minLead` and `maxLead`
+ * characters after the start of a candidate.
+ */
+interface Tail {
+  readonly probe: RegExp;
+  /** How many characters the probe matches. */
+  readonly length: number;
+  readonly minLead: number;
+  readonly maxLead: number;
 }
 
 function asciiTable(re: RegExp | undefined): Uint8Array | undefined {
@@ -174,7 +189,7 @@ function prepared(rule: PatternRule): Prepared {
       re: new RegExp(plainSource ?? rule.pattern.source, [...flags].join("")),
       grouped,
       plain: plainSource !== undefined,
-      tail: plainSource !== undefined &&
+      endsMatch: plainSource !== undefined &&
         groupEndsPattern(plainSource, rule.pattern.source.indexOf("(?<secret>")),
       keywords,
       folded: rule.ignoreCase ? keywords.map((k) => new RegExp(escapeLiteral(k), "gi")) : undefined,
@@ -183,6 +198,7 @@ function prepared(rule: PatternRule): Prepared {
       notBefore: asciiTable(rule.notBefore),
       follows: rule.follows ? prepareSteps(rule, rule.follows) : undefined,
       gate: gateOf(rule, keywords),
+      tail: tailOf(rule, keywords),
     };
     PREPARED.set(rule, ready);
   }
@@ -265,6 +281,45 @@ function gateOf(rule: PatternRule, keywords: readonly string[]): RegExp | undefi
     }
   });
   return new RegExp(source, rule.ignoreCase ? "gi" : "g");
+}
+
+/**
+ * The tail probe of a rule whose steps hold a literal: where the steps pass at a candidate `k`,
+ * their last literal lies between `k + minLead` and `k + maxLead` (the keyword's and each step's
+ * shortest and longest readings before it) and the run after it has its minimum there, so the
+ * probe matches there. Where the probe's next match from `k + minLead` lies past `k + maxLead`,
+ * no candidate before that match, less `maxLead`, can pass; where it has none, none can. A flood
+ * of near misses the steps reject late (`eyJaaaaaaaa.eyJaaaaaaaa.`, `://a:`) then costs one
+ * search for a tail that is not there, where the gate read each candidate up to its failure.
+ * Steps with flags of their own (as for the gate) give no probe.
+ */
+function tailOf(rule: PatternRule, keywords: readonly string[]): Tail | undefined {
+  const steps = rule.follows;
+  if (!steps || steps.some((step) => "chars" in step && step.chars.flags !== "")) return undefined;
+  let last = -1;
+  steps.forEach((step, i) => {
+    if ("literal" in step) last = i;
+  });
+  if (last < 0) return undefined;
+  let minLead = Math.min(...keywords.map((k) => k.length));
+  let maxLead = Math.max(...keywords.map((k) => k.length));
+  for (const step of steps.slice(0, last)) {
+    if ("literal" in step) {
+      minLead += step.literal.length;
+      maxLead += step.literal.length;
+    } else {
+      minLead += step.min;
+      maxLead += step.max ?? Infinity;
+    }
+  }
+  const literal = steps[last] as { literal: string };
+  const after = steps[last + 1];
+  let source = escapeLiteral(literal.literal), length = literal.literal.length;
+  if (after && "chars" in after) {
+    source += `(?:${after.chars.source}){${after.min}}`;
+    length += after.min;
+  }
+  return { probe: new RegExp(source, "g"), length, minLead, maxLead };
 }
 
 function escapeLiteral(text: string): string {
@@ -498,6 +553,9 @@ function findPattern(
   const verdicts = new Map<string, boolean>();
   let lastSecret: string | undefined, lastVerdict = false;
   const gate = ready.gate;
+  // Where the tail probe next matches (see tailOf), and how long its match is.
+  const tail = ready.tail;
+  let tailAt = -Infinity;
   // Where the gate last matched, and how many candidates in a row it let through: past a few,
   // each search only adds to the cost of a flood of real matches.
   let gateAt = -1, gatePassed = 0, gateOn = gate !== undefined;
@@ -520,6 +578,18 @@ function findPattern(
       }
     }
     if (k < 0) return;
+    if (tail) {
+      // The first tail from where this candidate's could start (ADR-087).
+      if (tailAt < k + tail.minLead) {
+        tail.probe.lastIndex = k + tail.minLead;
+        tailAt = tail.probe.test(text) ? tail.probe.lastIndex - tail.length : Infinity;
+      }
+      if (tailAt === Infinity) return; // no candidate from here on can reach a tail
+      if (tailAt > k + tail.maxLead) {
+        pos = tailAt - tail.maxLead; // every candidate before it ends short of that tail
+        continue;
+      }
+    }
     if (gateOn && k > gateAt) {
       gate!.lastIndex = k;
       const m = gate!.exec(text);
@@ -559,7 +629,7 @@ function findPattern(
       // (A secret that ends the pattern ends the match: no search for its last occurrence.)
       start = group === undefined
         ? k
-        : ready.tail
+        : ready.endsMatch
         ? k + matched - secret.length
         : k + m[0].lastIndexOf(secret);
     } else {

@@ -16,6 +16,7 @@ import {
 } from "../../src/secrets/find.ts";
 import { fakeSecret, isBlockRule, type PatternRule } from "../../src/secrets/rule.ts";
 import * as reference from "../helpers/secrets_reference.ts";
+import { mulberry32 } from "../helpers/random.ts";
 
 function same(text: string, what: string, rules = SECRET_RULES): SecretSpan[] {
   const now = findSecrets(text, rules);
@@ -112,3 +113,53 @@ Deno.test("redact-flood: attack — a secret group followed by more pattern is l
   };
   same("k=1234=1234 k=5678:5678", "twice", [rule]);
 });
+
+const TAILED = SECRET_RULES.filter((r): r is PatternRule =>
+  !isBlockRule(r) && !!r.follows?.some((step) => "literal" in step)
+);
+
+Deno.test("redact-flood: attack — a secret after near misses whose tail is missing, short or out of reach is found", () => {
+  // The tail probe lets the scan give up where no tail follows and jump to the last candidate
+  // that can still reach the next one: a reach one character too short, a probe one character
+  // too demanding, or a jump past a candidate would lose the secret. Texts are built from each
+  // rule's keywords, literals and runs at their bounds (min − 1, min, max, max + 1).
+  assert.deepEqual(TAILED.map((r) => r.id).sort(), [
+    "discord-webhook",
+    "jwt",
+    "sendgrid-api-key",
+    "url-credentials",
+  ]);
+  const random = mulberry32(87);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)];
+  let found = 0;
+  for (const rule of TAILED) {
+    const steps = rule.follows!;
+    const pieces: string[] = [...rule.keywords, " ", "\n", "x"];
+    for (const step of steps) {
+      if ("literal" in step) pieces.push(step.literal);
+      else {
+        const char = ALPHABET.find((c) => step.chars.test(c))!;
+        for (const n of [step.min - 1, step.min, step.max ?? step.min + 40, (step.max ?? 0) + 1]) {
+          if (n > 0) pieces.push(char.repeat(n));
+        }
+      }
+    }
+    const samples = rule.samples().match;
+    for (let i = 0; i < 120; i++) {
+      let text = "";
+      const n = 5 + Math.floor(random() * 40);
+      for (let j = 0; j < n; j++) text += random() < 0.04 ? pick(samples) : pick(pieces);
+      found += same(text, `${rule.id} #${i}`).length;
+      found += same(pick(rule.keywords).repeat(300) + text + pick(samples), rule.id).length;
+    }
+    // Near misses with no tail at all, then the secret.
+    for (const sample of samples) {
+      for (const keyword of rule.keywords) {
+        same(`${keyword}${pieces.at(-2)}`.repeat(1000) + sample, `${rule.id} no tail`);
+      }
+    }
+  }
+  assert.ok(found > 200, `the texts hold secrets (${found})`);
+});
+
+const ALPHABET = "a0A_-.:/@=+%~!$&'*,;".split("");

@@ -143,6 +143,7 @@ export async function serveOverHttp(
       maxBodyBytes: config.httpMaxBodyBytes,
       requestTimeoutMs: config.httpRequestTimeoutMs,
       maxConcurrentCalls: config.httpMaxConcurrentCalls,
+      maxQueuedCalls: config.httpMaxQueuedCalls,
       metrics,
       readiness: readinessProbe(server, server.gitFound),
       onRequest: (record) => {

@@ -10,7 +10,8 @@
  * 5. the body, bounded in size and time ({@linkcode readBody});
  * 6. the JSON-RPC rules the SDK leaves to us ({@linkcode checkMessage}): batches refused,
  *    `Mcp-Method` / `Mcp-Name` matched against the body;
- * 7. the cap on concurrent tool calls ({@linkcode CallGate}): 503 with `Retry-After`;
+ * 7. the cap on concurrent tool calls ({@linkcode CallGate}) with its bounded wait queue:
+ *    503 with `Retry-After` beyond both, or when a queued call's wait runs out;
  *
  * and only then the SDK. Every answer is logged as one record and counted.
  *
@@ -67,6 +68,11 @@ export interface HttpServeOptions {
   readonly maxBodyBytes: number;
   readonly requestTimeoutMs: number;
   readonly maxConcurrentCalls: number;
+  /**
+   * Calls that may wait for a place once `maxConcurrentCalls` are in flight, in arrival order,
+   * each for at most `requestTimeoutMs` (0: refuse at once). Default 0.
+   */
+  readonly maxQueuedCalls?: number;
   /** Served on `GET /metrics` when given. */
   readonly metrics?: HttpMetrics;
   /** The `/readyz` checks. */
@@ -126,7 +132,7 @@ export function createHttpHandler(options: HttpServeOptions): HttpHandler {
   const bearer = options.bearerToken === undefined
     ? undefined
     : new BearerCheck(options.bearerToken);
-  const gate = new CallGate(options.maxConcurrentCalls);
+  const gate = new CallGate(options.maxConcurrentCalls, options.maxQueuedCalls ?? 0);
   const inFlight = new Set<AbortController>();
 
   const serveMcp = async (
@@ -162,26 +168,45 @@ export function createHttpHandler(options: HttpServeOptions): HttpHandler {
     const message: ClassifiedMessage = checked.message;
     note({ method: message.method, tool: message.tool, arguments: message.arguments });
     const isCall = message.method === "tools/call" && message.id !== undefined;
-    if (isCall && !gate.tryEnter()) {
-      note({ outcome: "refused", errorCode: "saturated" });
-      options.metrics?.countSaturated();
-      return jsonRpcError(
-        503,
-        -32000,
-        "Server busy: too many tool calls in flight; retry shortly.",
-        { "Retry-After": String(RETRY_AFTER_SECONDS) },
-        message.id,
-      );
-    }
+    // The exchange's own signal: the client going away or the server's shutdown aborts it,
+    // whether its call is queued or running.
     const abort = new AbortController();
     inFlight.add(abort);
     const onClientGone = () => abort.abort(request.signal.reason);
     request.signal.addEventListener("abort", onClientGone, { once: true });
-    const release = () => {
+    const release = (entered: boolean) => {
       request.signal.removeEventListener("abort", onClientGone);
       inFlight.delete(abort);
-      if (isCall) gate.leave();
+      if (entered) gate.leave();
     };
+    if (isCall) {
+      let admission = gate.enter(abort.signal, options.requestTimeoutMs);
+      let refusal = "saturated";
+      if (admission !== "entered" && admission !== "full") {
+        const waited = await admission;
+        if (waited === "gone") {
+          // The client went away (or the server is stopping) while the call waited: it never runs.
+          release(false);
+          note({ outcome: "cancelled", errorCode: "client_gone" });
+          return jsonRpcError(503, -32000, "Request abandoned before it ran.", {}, message.id);
+        }
+        admission = waited === "entered" ? "entered" : "full";
+        refusal = "queue_timeout";
+      }
+      if (admission === "full") {
+        release(false);
+        note({ outcome: "refused", errorCode: refusal });
+        options.metrics?.countSaturated();
+        return jsonRpcError(
+          503,
+          -32000,
+          "Server busy: too many tool calls in flight; retry shortly.",
+          { "Retry-After": String(RETRY_AFTER_SECONDS) },
+          message.id,
+        );
+      }
+    }
+    const done = () => release(isCall);
     let response: Response;
     try {
       response = await handler.fetch(
@@ -193,12 +218,12 @@ export function createHttpHandler(options: HttpServeOptions): HttpHandler {
         }),
       );
     } catch (error) {
-      release();
+      done();
       options.onError?.(error instanceof Error ? error : new Error(String(error)));
       note({ outcome: "error", errorCode: -32603 });
       return jsonRpcError(500, -32603, "Internal error", {}, message.id);
     }
-    return await finishResponse(response, release, note, () => abort.abort());
+    return await finishResponse(response, done, note, () => abort.abort());
   };
 
   const route = async (

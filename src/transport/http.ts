@@ -22,7 +22,7 @@ import { createMcpHandler, type McpServerFactory } from "@modelcontextprotocol/s
 import { REFUSAL_META_KEY } from "../contract/envelope.ts";
 import { authRefusal, BearerCheck } from "./http_auth.ts";
 import { LATE, raceDeadline } from "./deadline.ts";
-import { readBody } from "./http_body.ts";
+import { BodyDeadlines, readBody } from "./http_body.ts";
 import { CallGate } from "./http_gate.ts";
 import { type HttpMetrics } from "./http_metrics.ts";
 import { checkHostAndOrigin, type OriginPolicy, originRefusal } from "./http_origin.ts";
@@ -134,6 +134,7 @@ export function createHttpHandler(options: HttpServeOptions): HttpHandler {
     : new BearerCheck(options.bearerToken);
   const gate = new CallGate(options.maxConcurrentCalls, options.maxQueuedCalls ?? 0);
   const inFlight = new Set<AbortController>();
+  const deadlines = BodyDeadlines.forTimeout(options.requestTimeoutMs);
 
   const serveMcp = async (
     request: Request,
@@ -148,7 +149,7 @@ export function createHttpHandler(options: HttpServeOptions): HttpHandler {
     const body = await readBody(request, {
       maxBytes: options.maxBodyBytes,
       timeoutMs: options.requestTimeoutMs,
-    });
+    }, deadlines);
     if (!body.ok) {
       note({ outcome: "refused", errorCode: body.code });
       const message = {
@@ -209,13 +210,16 @@ export function createHttpHandler(options: HttpServeOptions): HttpHandler {
     const done = () => release(isCall);
     let response: Response;
     try {
+      // A body we parsed goes to the SDK parsed (ADR-080): the forwarded request then carries
+      // no body, and the SDK neither clones, reads nor parses it again.
       response = await handler.fetch(
         new Request(request.url, {
           method: "POST",
           headers: request.headers,
-          body: body.bytes as Uint8Array<ArrayBuffer>,
+          body: checked.parsed === undefined ? body.bytes as Uint8Array<ArrayBuffer> : null,
           signal: abort.signal,
         }),
+        checked.parsed === undefined ? undefined : { parsedBody: checked.parsed.value },
       );
     } catch (error) {
       done();

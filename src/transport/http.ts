@@ -240,6 +240,7 @@ export function createHttpHandler(options: HttpServeOptions): HttpHandler {
       return originRefusal(check);
     }
     const path = new URL(request.url).pathname;
+    note({ path }); // parsed once: the record reuses it
     if (path === "/healthz" || path === "/readyz") {
       if (request.method !== "GET" && request.method !== "HEAD") {
         note({ outcome: "refused", errorCode: "method_not_allowed" });
@@ -310,9 +311,9 @@ export function createHttpHandler(options: HttpServeOptions): HttpHandler {
       return {
         requestId,
         httpMethod: request.method,
-        path: safePath(request.url),
         status: response.status,
         ...rest,
+        path: safePath(fields.path ?? new URL(request.url).pathname),
         outcome: fields.outcome ?? (response.ok ? "ok" : "error"),
         durationMs: Math.round((performance.now() - started) * 10) / 10,
       };
@@ -373,9 +374,8 @@ function isEventStream(response: Response): boolean {
   return (response.headers.get("content-type") ?? "").startsWith("text/event-stream");
 }
 
-/** The path of `url` without its query, cut to 200 characters (it is a client's text). */
-function safePath(url: string): string {
-  const path = new URL(url).pathname;
+/** A request's path (without its query), cut to 200 characters (it is a client's text). */
+function safePath(path: string): string {
   return path.length > 200 ? path.slice(0, 200) + "…" : path;
 }
 
@@ -421,16 +421,20 @@ async function finishResponse(
   note: (fields: Partial<RequestRecord> & { ended?: Promise<void> }) => void,
   cancelled: () => void,
 ): Promise<Response> {
-  const headers = new Headers(response.headers);
   if (!isEventStream(response) || response.body === null) {
     try {
       const text = await response.text();
       note(text === "" ? { outcome: response.ok ? "ok" : "error" } : inspectAnswer(text));
-      return new Response(text === "" ? null : text, { status: response.status, headers });
+      // The new Response copies the SDK's headers: no copy of our own first.
+      return new Response(text === "" ? null : text, {
+        status: response.status,
+        headers: response.headers,
+      });
     } finally {
       release();
     }
   }
+  const headers = new Headers(response.headers);
   headers.set("X-Accel-Buffering", "no");
   const ended = Promise.withResolvers<void>();
   note({ outcome: "ok", ended: ended.promise });

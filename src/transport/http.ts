@@ -146,7 +146,14 @@ export function createHttpHandler(options: HttpServeOptions): HttpHandler {
         Allow: "POST",
       });
     }
-    const body = await readBody(request, {
+    // The exchange's own signal: the client going away or the server's shutdown aborts it,
+    // whether its call is queued or running.
+    const abort = new AbortController();
+    // The request the SDK gets, made now so that it takes the client's body stream and a copy of
+    // its header list as they are (ADR-080): copying headers from `request.headers` later would
+    // iterate them, which sorts and combines the list, ~30 µs a request. We read the body from it.
+    const forward = new Request(request, { signal: abort.signal });
+    const body = await readBody(forward, {
       maxBytes: options.maxBodyBytes,
       timeoutMs: options.requestTimeoutMs,
     }, deadlines);
@@ -169,9 +176,6 @@ export function createHttpHandler(options: HttpServeOptions): HttpHandler {
     const message: ClassifiedMessage = checked.message;
     note({ method: message.method, tool: message.tool, arguments: message.arguments });
     const isCall = message.method === "tools/call" && message.id !== undefined;
-    // The exchange's own signal: the client going away or the server's shutdown aborts it,
-    // whether its call is queued or running.
-    const abort = new AbortController();
     inFlight.add(abort);
     const onClientGone = () => abort.abort(request.signal.reason);
     request.signal.addEventListener("abort", onClientGone, { once: true });
@@ -210,17 +214,18 @@ export function createHttpHandler(options: HttpServeOptions): HttpHandler {
     const done = () => release(isCall);
     let response: Response;
     try {
-      // A body we parsed goes to the SDK parsed (ADR-080): the forwarded request then carries
-      // no body, and the SDK neither clones, reads nor parses it again.
-      response = await handler.fetch(
-        new Request(request.url, {
-          method: "POST",
-          headers: request.headers,
-          body: checked.parsed === undefined ? body.bytes as Uint8Array<ArrayBuffer> : null,
-          signal: abort.signal,
-        }),
-        checked.parsed === undefined ? undefined : { parsedBody: checked.parsed.value },
-      );
+      // A body we parsed goes to the SDK parsed (ADR-080): it neither clones, reads nor parses
+      // the (read) body again. One that is not JSON goes as its bytes, for the SDK's -32700.
+      response = checked.parsed === undefined
+        ? await handler.fetch(
+          new Request(request.url, {
+            method: "POST",
+            headers: request.headers,
+            body: body.bytes as Uint8Array<ArrayBuffer>,
+            signal: abort.signal,
+          }),
+        )
+        : await handler.fetch(forward, { parsedBody: checked.parsed.value });
     } catch (error) {
       done();
       options.onError?.(error instanceof Error ? error : new Error(String(error)));

@@ -132,9 +132,9 @@ export function createHttpHandler(options: HttpServeOptions): HttpHandler {
   const bearer = options.bearerToken === undefined
     ? undefined
     : new BearerCheck(options.bearerToken);
-  const gate = new CallGate(options.maxConcurrentCalls, options.maxQueuedCalls ?? 0);
   const inFlight = new Set<AbortController>();
   const deadlines = BodyDeadlines.forTimeout(options.requestTimeoutMs);
+  const gate = new CallGate(options.maxConcurrentCalls, options.maxQueuedCalls ?? 0, deadlines);
 
   const serveMcp = async (
     request: Request,

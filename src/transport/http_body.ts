@@ -34,7 +34,9 @@ interface Watched {
 /**
  * Deadlines of bodies being read, checked every `tickMs` while any is
  * pending: a body is cut off between its deadline and one tick after it.
- * The sweep's timer does not keep the process alive.
+ * The sweep's timer runs only while something is watched (it stops at the
+ * first tick that finds nothing), so it keeps a process alive no longer
+ * than the reads and waits it watches, plus a tick.
  */
 export class BodyDeadlines {
   readonly #pending = new Set<Watched>();
@@ -53,7 +55,6 @@ export class BodyDeadlines {
     this.#pending.add(watched);
     if (this.#timer === undefined) {
       this.#timer = setInterval(() => this.#sweep(), this.tickMs);
-      Deno.unrefTimer(this.#timer as unknown as number);
     }
     return watched;
   }

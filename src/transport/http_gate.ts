@@ -12,6 +12,8 @@
  * @module
  */
 
+import { BodyDeadlines } from "./http_body.ts";
+
 /** How a wait for a place ended. */
 export type Wait = "entered" | "timed_out" | "gone";
 
@@ -27,7 +29,15 @@ export class CallGate {
   #held = 0;
   readonly #queue: Waiter[] = [];
 
-  constructor(readonly limit: number, readonly maxQueued = 0) {
+  /**
+   * `deadlines` watches the waits' deadlines (one sweep for all, not a timer per wait; the
+   * server shares its body deadlines' sweep): a wait ends within a tick of its deadline.
+   */
+  constructor(
+    readonly limit: number,
+    readonly maxQueued = 0,
+    readonly deadlines: BodyDeadlines = new BodyDeadlines(5),
+  ) {
     if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError("limit must be >= 1");
     if (!Number.isSafeInteger(maxQueued) || maxQueued < 0) {
       throw new RangeError("maxQueued must be >= 0");
@@ -56,15 +66,19 @@ export class CallGate {
     const onAbort = () => waiter.settle("gone");
     const waiter: Waiter = {
       settle: (outcome) => {
-        const at = this.#queue.indexOf(waiter);
-        if (at >= 0) this.#queue.splice(at, 1);
-        clearTimeout(timer);
+        // Most settle at the head (a place handed on); a timeout or an abort may be anywhere.
+        if (this.#queue[0] === waiter) this.#queue.shift();
+        else {
+          const at = this.#queue.indexOf(waiter);
+          if (at >= 0) this.#queue.splice(at, 1);
+        }
+        this.deadlines.done(watched);
         signal.removeEventListener("abort", onAbort);
         resolve(outcome);
       },
     };
     this.#queue.push(waiter);
-    const timer = setTimeout(() => waiter.settle("timed_out"), timeoutMs);
+    const watched = this.deadlines.watch(timeoutMs, () => waiter.settle("timed_out"));
     signal.addEventListener("abort", onAbort, { once: true });
     return promise;
   }

@@ -560,3 +560,32 @@ Deno.test("attack: calls beyond the cap and its queue over HTTP — queued calls
   assert.ok(r.records.some((x) => x.outcome === "refused" && x.errorCode === "saturated"));
   assert.equal(r.handler.inFlight, 0);
 });
+
+Deno.test("http: at shutdown's deadline a queued call is abandoned before it runs (abortInFlight reaches the queue)", async () => {
+  await using r = await rig(
+    { maxConcurrentCalls: 1, maxQueuedCalls: 2, requestTimeoutMs: 20_000 },
+    new URL("../security/fixtures/hang_worker.ts", import.meta.url),
+  );
+  const call = r.server.dispatcher.call.bind(r.server.dispatcher);
+  const ran: string[] = [];
+  r.server.dispatcher.call = (name, args, options) => {
+    ran.push(String((args as { path?: unknown }).path));
+    return call(name, args, options);
+  };
+  const send = (id: number, path: string) =>
+    r.handler.fetch(
+      toolCall(URL_MCP, id, "read_file", { path }, { headers: { Host: "localhost" } }),
+    );
+  const holder = send(1, "progress");
+  while (ran.length === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+  const queued = send(2, "q-never");
+  while (r.handler.inFlight < 2) await new Promise((resolve) => setTimeout(resolve, 1));
+  r.handler.stopAccepting();
+  r.handler.abortInFlight();
+  const answer = await queued;
+  assert.equal(answer.status, 503);
+  await answer.body?.cancel();
+  await (await holder).body?.cancel();
+  assert.deepEqual(ran, ["progress"], "the queued call ran after the abort");
+  assert.ok(r.records.some((x) => x.outcome === "cancelled" && x.errorCode === "client_gone"));
+});

@@ -66,6 +66,11 @@ export interface LoadFigures {
    * shared machine the figure that moves least with other people's load.
    */
   readonly cpuSeconds: number;
+  /**
+   * CPU seconds of the server's main thread alone (its thread id is the process id): the
+   * thread that serves HTTP, the SDK and the gates, and posts to the tool workers.
+   */
+  readonly mainThreadCpuSeconds: number;
 }
 
 /** The wrk Lua script that POSTs `message` with the 2026-07-28 headers and counts bad bodies. */
@@ -115,7 +120,10 @@ function toMs(value: string, unit: string): number {
 /** Reads wrk's `--latency` report. */
 export function parseWrk(
   output: string,
-): Omit<LoadFigures, "name" | "rssMiB" | "okPerSecond" | "sampleError" | "cpuSeconds"> {
+): Omit<
+  LoadFigures,
+  "name" | "rssMiB" | "okPerSecond" | "sampleError" | "cpuSeconds" | "mainThreadCpuSeconds"
+> {
   const num = (re: RegExp) => Number(re.exec(output)?.[1] ?? NaN);
   const latency = (pct: string) => {
     const m = new RegExp(`^\\s*${pct}%\\s+([\\d.]+)(us|ms|s|m)\\s*$`, "m").exec(output);
@@ -141,6 +149,15 @@ export function cpuSecondsOf(pid: number): number {
     return cpuSecondsFromStat(Deno.readTextFileSync(`/proc/${pid}/stat`));
   } catch {
     return NaN; // gone, or /proc not readable (Deno asks for --allow-all there)
+  }
+}
+
+/** The CPU seconds (user + system) the main thread of process `pid` has used so far. */
+export function mainThreadCpuSecondsOf(pid: number): number {
+  try {
+    return cpuSecondsFromStat(Deno.readTextFileSync(`/proc/${pid}/task/${pid}/stat`));
+  } catch {
+    return NaN;
   }
 }
 
@@ -198,6 +215,7 @@ export function combine(slices: LoadFigures[]): LoadFigures {
     badBodies: sum((x) => x.badBodies),
     rssMiB: slices.flatMap((x) => x.rssMiB),
     cpuSeconds: sum((x) => x.cpuSeconds),
+    mainThreadCpuSeconds: sum((x) => x.mainThreadCpuSeconds),
     sampleError: slices.find((x) => x.sampleError)?.sampleError,
   };
 }
@@ -226,6 +244,7 @@ async function load(
   const samples: number[] = [];
   const sampler = setInterval(() => samples.push(rssMiB(pid)), 1000);
   const cpuBefore = cpuSecondsOf(pid);
+  const mainBefore = mainThreadCpuSecondsOf(pid);
   const out = await new Deno.Command("wrk", {
     args: [
       `-t${THREADS}`,
@@ -243,6 +262,7 @@ async function load(
   }).output();
   clearInterval(sampler);
   const cpuSeconds = cpuSecondsOf(pid) - cpuBefore;
+  const mainThreadCpuSeconds = mainThreadCpuSecondsOf(pid) - mainBefore;
   const text = new TextDecoder().decode(out.stdout);
   if (!out.success) throw new Error(`wrk failed: ${new TextDecoder().decode(out.stderr)}`);
   const figures = parseWrk(text);
@@ -253,6 +273,7 @@ async function load(
     okPerSecond: ok * figures.requestsPerSecond / figures.requests,
     rssMiB: samples,
     cpuSeconds,
+    mainThreadCpuSeconds,
     sampleError: firstBad(text),
   };
 }
@@ -322,7 +343,10 @@ function describe(f: LoadFigures, baseline?: LoadFigures): string {
     `errors: non-2xx ${f.non2xx}, socket ${f.socketErrors}, JSON-RPC/isError ${f.badBodies}  ` +
     `server CPU ${(1000 * f.cpuSeconds / f.requests).toFixed(3)} ms/answer, ` +
     `${(1000 * f.cpuSeconds / (f.okPerSecond * f.requests / f.requestsPerSecond)).toFixed(3)} ` +
-    `ms/ok answer  ` +
+    `ms/ok answer (main thread ${
+      (1000 * f.mainThreadCpuSeconds / (f.okPerSecond * f.requests / f.requestsPerSecond))
+        .toFixed(3)
+    })  ` +
     `RSS ${first.toFixed(0)} → ${last.toFixed(0)} MiB (max ${Math.max(...rss).toFixed(0)}; ` +
     `second half ${secondHalfGrowth(rss) >= 0 ? "+" : ""}${secondHalfGrowth(rss).toFixed(0)} MiB)` +
     (f.sampleError ? `\n${" ".repeat(30)} first error answer: ${f.sampleError.slice(0, 200)}` : "");
@@ -354,7 +378,7 @@ if (import.meta.main) {
       console.log(describe(f, baseline));
       return f;
     };
-    // Within the queue: at most as many connections as calls the server admits at once.
+    // At most as many connections as calls the server runs at once (the rest would queue).
     const admitted = Math.min(CONNECTIONS, TOOL_QUEUE_LIMIT);
     const echoCall = toolCall("echo", { text: "hi" });
     const readCall = toolCall("read_file", { path: "small.txt" });
@@ -394,10 +418,15 @@ if (import.meta.main) {
     for (const [read, base] of [[read64, echo64], [readAdmitted, echoAdmitted]]) {
       const ratio = read.okPerSecond / base.okPerSecond;
       const cpu = (f: LoadFigures) => f.cpuSeconds / f.requests;
+      const perOk = (seconds: number, f: LoadFigures) =>
+        (1000 * seconds / (f.okPerSecond * f.requests / f.requestsPerSecond)).toFixed(3);
       console.log(
         `${read.name} / ${base.name}: ${(100 * ratio).toFixed(0)}% of ok answers/s (goal ≥ 60%) — ${
           ratio >= 0.6 ? "met" : "NOT met"
-        }; server CPU per answer ${(cpu(read) / cpu(base)).toFixed(2)}× echo's`,
+        }; server CPU per answer ${(cpu(read) / cpu(base)).toFixed(2)}× echo's; ` +
+          `CPU per ok answer ${perOk(read.cpuSeconds, read)} ms (echo ${
+            perOk(base.cpuSeconds, base)
+          }), main thread ${perOk(read.mainThreadCpuSeconds, read)} ms`,
       );
     }
     const average = Deno.loadavg().map((x) => x.toFixed(2)).join(" ");

@@ -15,7 +15,7 @@ import { createDevServer, type DevServer, longestCallMs } from "../app.ts";
 import { type Config, ConfigError, isLoopbackHost } from "../config/load.ts";
 import { REFUSAL_CODES } from "../contract/refusal.ts";
 import { workspacePhrase } from "../contract/text.ts";
-import { log, logRecord } from "../log.ts";
+import { log, logEnabled, logRecord } from "../log.ts";
 import { dropMainThreadPermissions, reportPermissions } from "../isolation/permissions.ts";
 import { redactSecrets } from "../secrets/find.ts";
 import { TOOLS } from "../tools/registry.ts";
@@ -143,12 +143,15 @@ export async function serveOverHttp(
       maxBodyBytes: config.httpMaxBodyBytes,
       requestTimeoutMs: config.httpRequestTimeoutMs,
       maxConcurrentCalls: config.httpMaxConcurrentCalls,
+      maxQueuedCalls: config.httpMaxQueuedCalls,
       metrics,
       readiness: readinessProbe(server, server.gitFound),
       onRequest: (record) => {
         if (record.outcome === "refused" && record.method === "tools/call") {
           if (typeof record.errorCode === "string") metrics?.countRefusal(record.errorCode);
         }
+        // The record's line is built only when it is written (not at the default level, warn).
+        if (!logEnabled("info")) return;
         logRecord(
           "info",
           recordFields(record, { arguments: config.logArguments, redact: redactSecrets }),

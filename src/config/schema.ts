@@ -68,6 +68,7 @@ export interface ConfigValues {
   httpMaxBodyBytes: number;
   httpRequestTimeoutMs: number;
   httpMaxConcurrentCalls: number;
+  httpMaxQueuedCalls: number;
   httpShutdownMs: number;
   httpMetrics: boolean;
   redactSecrets: boolean;
@@ -290,7 +291,15 @@ export const SETTINGS: readonly SettingSpec[] = [
     kind: { type: "integer", min: 1, max: 4096 },
     defaultText: "32",
     doc:
-      "Most `tools/call` requests served at once over HTTP; one more is answered 503 with `Retry-After` at once (there is no unbounded queue).",
+      "Most `tools/call` requests served at once over HTTP; more wait in a bounded queue (`MCP_HTTP__MAX_QUEUED_CALLS`), and beyond it one more is answered 503 with `Retry-After` at once.",
+  },
+  {
+    env: "MCP_HTTP__MAX_QUEUED_CALLS",
+    key: "httpMaxQueuedCalls",
+    kind: { type: "integer", min: 0, max: 4096 },
+    defaultText: "64",
+    doc:
+      "Most `tools/call` requests that wait, in arrival order, for one of the `MCP_HTTP__MAX_CONCURRENT_CALLS` places; one more is answered 503 with `Retry-After` at once. A waiting call is answered 503 after `MCP_HTTP__REQUEST_TIMEOUT_MS`, and never runs if its client goes away. 0: no queue.",
   },
   {
     env: "MCP_HTTP__SHUTDOWN_MS",

@@ -10,7 +10,8 @@
  * 5. the body, bounded in size and time ({@linkcode readBody});
  * 6. the JSON-RPC rules the SDK leaves to us ({@linkcode checkMessage}): batches refused,
  *    `Mcp-Method` / `Mcp-Name` matched against the body;
- * 7. the cap on concurrent tool calls ({@linkcode CallGate}): 503 with `Retry-After`;
+ * 7. the cap on concurrent tool calls ({@linkcode CallGate}) with its bounded wait queue:
+ *    503 with `Retry-After` beyond both, or when a queued call's wait runs out;
  *
  * and only then the SDK. Every answer is logged as one record and counted.
  *
@@ -21,7 +22,7 @@ import { createMcpHandler, type McpServerFactory } from "@modelcontextprotocol/s
 import { REFUSAL_META_KEY } from "../contract/envelope.ts";
 import { authRefusal, BearerCheck } from "./http_auth.ts";
 import { LATE, raceDeadline } from "./deadline.ts";
-import { readBody } from "./http_body.ts";
+import { BodyDeadlines, readBody } from "./http_body.ts";
 import { CallGate } from "./http_gate.ts";
 import { type HttpMetrics } from "./http_metrics.ts";
 import { checkHostAndOrigin, type OriginPolicy, originRefusal } from "./http_origin.ts";
@@ -67,6 +68,11 @@ export interface HttpServeOptions {
   readonly maxBodyBytes: number;
   readonly requestTimeoutMs: number;
   readonly maxConcurrentCalls: number;
+  /**
+   * Calls that may wait for a place once `maxConcurrentCalls` are in flight, in arrival order,
+   * each for at most `requestTimeoutMs` (0: refuse at once). Default 0.
+   */
+  readonly maxQueuedCalls?: number;
   /** Served on `GET /metrics` when given. */
   readonly metrics?: HttpMetrics;
   /** The `/readyz` checks. */
@@ -126,8 +132,9 @@ export function createHttpHandler(options: HttpServeOptions): HttpHandler {
   const bearer = options.bearerToken === undefined
     ? undefined
     : new BearerCheck(options.bearerToken);
-  const gate = new CallGate(options.maxConcurrentCalls);
   const inFlight = new Set<AbortController>();
+  const deadlines = BodyDeadlines.forTimeout(options.requestTimeoutMs);
+  const gate = new CallGate(options.maxConcurrentCalls, options.maxQueuedCalls ?? 0, deadlines);
 
   const serveMcp = async (
     request: Request,
@@ -139,10 +146,17 @@ export function createHttpHandler(options: HttpServeOptions): HttpHandler {
         Allow: "POST",
       });
     }
-    const body = await readBody(request, {
+    // The exchange's own signal: the client going away or the server's shutdown aborts it,
+    // whether its call is queued or running.
+    const abort = new AbortController();
+    // The request the SDK gets, made now so that it takes the client's body stream and a copy of
+    // its header list as they are (ADR-080): copying headers from `request.headers` later would
+    // iterate them, which sorts and combines the list, ~30 µs a request. We read the body from it.
+    const forward = new Request(request, { signal: abort.signal });
+    const body = await readBody(forward, {
       maxBytes: options.maxBodyBytes,
       timeoutMs: options.requestTimeoutMs,
-    });
+    }, deadlines);
     if (!body.ok) {
       note({ outcome: "refused", errorCode: body.code });
       const message = {
@@ -162,43 +176,63 @@ export function createHttpHandler(options: HttpServeOptions): HttpHandler {
     const message: ClassifiedMessage = checked.message;
     note({ method: message.method, tool: message.tool, arguments: message.arguments });
     const isCall = message.method === "tools/call" && message.id !== undefined;
-    if (isCall && !gate.tryEnter()) {
-      note({ outcome: "refused", errorCode: "saturated" });
-      options.metrics?.countSaturated();
-      return jsonRpcError(
-        503,
-        -32000,
-        "Server busy: too many tool calls in flight; retry shortly.",
-        { "Retry-After": String(RETRY_AFTER_SECONDS) },
-        message.id,
-      );
-    }
-    const abort = new AbortController();
     inFlight.add(abort);
     const onClientGone = () => abort.abort(request.signal.reason);
     request.signal.addEventListener("abort", onClientGone, { once: true });
-    const release = () => {
+    const release = (entered: boolean) => {
       request.signal.removeEventListener("abort", onClientGone);
       inFlight.delete(abort);
-      if (isCall) gate.leave();
+      if (entered) gate.leave();
     };
+    if (isCall) {
+      let admission = gate.enter(abort.signal, options.requestTimeoutMs);
+      let refusal = "saturated";
+      if (admission !== "entered" && admission !== "full") {
+        const waited = await admission;
+        if (waited === "gone") {
+          // The client went away (or the server is stopping) while the call waited: it never runs.
+          release(false);
+          note({ outcome: "cancelled", errorCode: "client_gone" });
+          return jsonRpcError(503, -32000, "Request abandoned before it ran.", {}, message.id);
+        }
+        admission = waited === "entered" ? "entered" : "full";
+        refusal = "queue_timeout";
+      }
+      if (admission === "full") {
+        release(false);
+        note({ outcome: "refused", errorCode: refusal });
+        options.metrics?.countSaturated();
+        return jsonRpcError(
+          503,
+          -32000,
+          "Server busy: too many tool calls in flight; retry shortly.",
+          { "Retry-After": String(RETRY_AFTER_SECONDS) },
+          message.id,
+        );
+      }
+    }
+    const done = () => release(isCall);
     let response: Response;
     try {
-      response = await handler.fetch(
-        new Request(request.url, {
-          method: "POST",
-          headers: request.headers,
-          body: body.bytes as Uint8Array<ArrayBuffer>,
-          signal: abort.signal,
-        }),
-      );
+      // A body we parsed goes to the SDK parsed (ADR-080): it neither clones, reads nor parses
+      // the (read) body again. One that is not JSON goes as its bytes, for the SDK's -32700.
+      response = checked.parsed === undefined
+        ? await handler.fetch(
+          new Request(request.url, {
+            method: "POST",
+            headers: request.headers,
+            body: body.bytes as Uint8Array<ArrayBuffer>,
+            signal: abort.signal,
+          }),
+        )
+        : await handler.fetch(forward, { parsedBody: checked.parsed.value });
     } catch (error) {
-      release();
+      done();
       options.onError?.(error instanceof Error ? error : new Error(String(error)));
       note({ outcome: "error", errorCode: -32603 });
       return jsonRpcError(500, -32603, "Internal error", {}, message.id);
     }
-    return await finishResponse(response, release, note, () => abort.abort());
+    return await finishResponse(response, done, note, () => abort.abort());
   };
 
   const route = async (
@@ -211,6 +245,7 @@ export function createHttpHandler(options: HttpServeOptions): HttpHandler {
       return originRefusal(check);
     }
     const path = new URL(request.url).pathname;
+    note({ path }); // parsed once: the record reuses it
     if (path === "/healthz" || path === "/readyz") {
       if (request.method !== "GET" && request.method !== "HEAD") {
         note({ outcome: "refused", errorCode: "method_not_allowed" });
@@ -281,9 +316,9 @@ export function createHttpHandler(options: HttpServeOptions): HttpHandler {
       return {
         requestId,
         httpMethod: request.method,
-        path: safePath(request.url),
         status: response.status,
         ...rest,
+        path: safePath(fields.path ?? new URL(request.url).pathname),
         outcome: fields.outcome ?? (response.ok ? "ok" : "error"),
         durationMs: Math.round((performance.now() - started) * 10) / 10,
       };
@@ -344,9 +379,8 @@ function isEventStream(response: Response): boolean {
   return (response.headers.get("content-type") ?? "").startsWith("text/event-stream");
 }
 
-/** The path of `url` without its query, cut to 200 characters (it is a client's text). */
-function safePath(url: string): string {
-  const path = new URL(url).pathname;
+/** A request's path (without its query), cut to 200 characters (it is a client's text). */
+function safePath(path: string): string {
   return path.length > 200 ? path.slice(0, 200) + "…" : path;
 }
 
@@ -392,16 +426,20 @@ async function finishResponse(
   note: (fields: Partial<RequestRecord> & { ended?: Promise<void> }) => void,
   cancelled: () => void,
 ): Promise<Response> {
-  const headers = new Headers(response.headers);
   if (!isEventStream(response) || response.body === null) {
     try {
       const text = await response.text();
       note(text === "" ? { outcome: response.ok ? "ok" : "error" } : inspectAnswer(text));
-      return new Response(text === "" ? null : text, { status: response.status, headers });
+      // The new Response copies the SDK's headers: no copy of our own first.
+      return new Response(text === "" ? null : text, {
+        status: response.status,
+        headers: response.headers,
+      });
     } finally {
       release();
     }
   }
+  const headers = new Headers(response.headers);
   headers.set("X-Accel-Buffering", "no");
   const ended = Promise.withResolvers<void>();
   note({ outcome: "ok", ended: ended.promise });

@@ -40,8 +40,10 @@ export class HttpMetrics {
   readonly #tools: ReadonlySet<string>;
   readonly #refusalCodes: ReadonlySet<string>;
   readonly #workerRestarts: () => number;
-  readonly #requests = new Map<string, number>();
+  /** Requests by method label, then by outcome label: no label string built per request. */
+  readonly #requests = new Map<string, Map<string, number>>();
   readonly #refusals = new Map<string, number>();
+  /** Per tool: the count of each bucket alone (not cumulative; render adds them up). */
   readonly #latency = new Map<string, { buckets: number[]; sum: number; count: number }>();
   #saturated = 0;
 
@@ -69,7 +71,9 @@ export class HttpMetrics {
       ? request.method
       : "other";
     const outcome = /^[a-z_]{1,32}$/.test(request.outcome) ? request.outcome : "other";
-    bump(this.#requests, `method="${method}",outcome="${outcome}"`);
+    let byOutcome = this.#requests.get(method);
+    if (byOutcome === undefined) this.#requests.set(method, byOutcome = new Map());
+    byOutcome.set(outcome, (byOutcome.get(outcome) ?? 0) + 1);
     if (request.method === "tools/call" && request.tool !== undefined) {
       const tool = this.#tools.has(request.tool) ? request.tool : "other";
       let series = this.#latency.get(tool);
@@ -78,9 +82,9 @@ export class HttpMetrics {
         this.#latency.set(tool, series);
       }
       const seconds = request.durationMs / 1000;
-      LATENCY_BUCKETS.forEach((bound, i) => {
-        if (seconds <= bound) series.buckets[i]++;
-      });
+      let bucket = 0;
+      while (bucket < LATENCY_BUCKETS.length && seconds > LATENCY_BUCKETS[bucket]) bucket++;
+      if (bucket < LATENCY_BUCKETS.length) series.buckets[bucket]++;
       series.sum += seconds;
       series.count++;
     }
@@ -106,18 +110,24 @@ export class HttpMetrics {
       "counter",
       "HTTP requests by JSON-RPC method and outcome.",
     );
-    for (const [labels, n] of [...this.#requests].sort()) {
+    const requests: [string, number][] = [];
+    for (const [method, byOutcome] of this.#requests) {
+      for (const [outcome, n] of byOutcome) {
+        requests.push([`method="${method}",outcome="${outcome}"`, n]);
+      }
+    }
+    for (const [labels, n] of requests.sort()) {
       lines.push(`devserver_http_requests_total{${labels}} ${n}`);
     }
     family("devserver_tool_call_duration_seconds", "histogram", "Tool call latency over HTTP.");
     for (const [tool, series] of [...this.#latency].sort()) {
-      LATENCY_BUCKETS.forEach((bound, i) =>
+      let cumulative = 0;
+      LATENCY_BUCKETS.forEach((bound, i) => {
+        cumulative += series.buckets[i];
         lines.push(
-          `devserver_tool_call_duration_seconds_bucket{tool="${tool}",le="${bound}"} ${
-            series.buckets[i]
-          }`,
-        )
-      );
+          `devserver_tool_call_duration_seconds_bucket{tool="${tool}",le="${bound}"} ${cumulative}`,
+        );
+      });
       lines.push(
         `devserver_tool_call_duration_seconds_bucket{tool="${tool}",le="+Inf"} ${series.count}`,
         `devserver_tool_call_duration_seconds_sum{tool="${tool}"} ${series.sum}`,

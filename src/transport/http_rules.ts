@@ -28,7 +28,16 @@ export interface ClassifiedMessage {
 
 /** A body fit to hand to the SDK, or the answer that refuses it. */
 export type MessageCheck =
-  | { readonly ok: true; readonly message: ClassifiedMessage }
+  | {
+    readonly ok: true;
+    readonly message: ClassifiedMessage;
+    /**
+     * The body as parsed, when it is JSON: handed to the SDK (its `parsedBody`), so the body is
+     * neither cloned, read nor parsed a second time. Absent for a body that is not JSON, which
+     * the SDK reads itself and answers -32700.
+     */
+    readonly parsed?: { readonly value: unknown };
+  }
   | {
     readonly ok: false;
     readonly code: string;
@@ -81,7 +90,8 @@ export function checkMessage(_headers: Headers, bytes: Uint8Array): MessageCheck
       ),
     };
   }
-  if (value === null || typeof value !== "object") return { ok: true, message: {} };
+  const parsed = { value };
+  if (value === null || typeof value !== "object") return { ok: true, message: {}, parsed };
   const message = value as Record<string, unknown>;
   const method = typeof message.method === "string" ? cut(message.method) : undefined;
   const id = typeof message.id === "string" || typeof message.id === "number"
@@ -90,9 +100,10 @@ export function checkMessage(_headers: Headers, bytes: Uint8Array): MessageCheck
   const params = message.params !== null && typeof message.params === "object"
     ? message.params as Record<string, unknown>
     : undefined;
-  if (method !== "tools/call") return { ok: true, message: { method, id } };
+  if (method !== "tools/call") return { ok: true, message: { method, id }, parsed };
   return {
     ok: true,
+    parsed,
     message: {
       method,
       id,

@@ -175,11 +175,11 @@ Deno.test("attack: slowloris over a real socket — headers, part of the body, t
   await health.body?.cancel();
 });
 
-Deno.test("attack: 1,000 concurrent tool calls against a cap of 2 — each answered 200 or 503, none lost, healthy after", async () => {
+Deno.test("attack: 1,000 concurrent tool calls against a cap of 2 and a queue of 2 — each answered 200 or 503, none lost, healthy after", async () => {
   await using ws = await makeWorkspace();
   await using child = await startHttpChild(ws.root, {
     ...withWorker("hang_worker.ts"),
-    env: { MCP_HTTP__MAX_CONCURRENT_CALLS: "2" },
+    env: { MCP_HTTP__MAX_CONCURRENT_CALLS: "2", MCP_HTTP__MAX_QUEUED_CALLS: "2" },
   });
   const statuses = await Promise.all(
     Array.from({ length: 1000 }, async (_, i) => {

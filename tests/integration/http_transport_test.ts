@@ -512,3 +512,80 @@ Deno.test("http: a client that cancels an SSE answer aborts its call (the signal
   assert.equal(signals[0].aborted, true, "closing the stream did not abort the call");
   assert.equal(r.handler.inFlight, 0);
 });
+
+Deno.test("attack: calls beyond the cap and its queue over HTTP — queued calls run in arrival order, the one beyond the queue is 503 at once, a queued call whose client left never runs", async () => {
+  await using r = await rig(
+    // A queued call may wait up to the request timeout: longer than the holder's 500 ms and a
+    // slow first worker start on a loaded machine.
+    { maxConcurrentCalls: 1, maxQueuedCalls: 3, requestTimeoutMs: 20_000 },
+    new URL("../security/fixtures/hang_worker.ts", import.meta.url),
+  );
+  const call = r.server.dispatcher.call.bind(r.server.dispatcher);
+  const ran: string[] = [];
+  r.server.dispatcher.call = (name, args, options) => {
+    ran.push(String((args as { path?: unknown }).path));
+    return call(name, args, options);
+  };
+  const send = (id: number, path: string, signal?: AbortSignal) => {
+    const request = toolCall(URL_MCP, id, "read_file", { path }, {
+      headers: { Host: "localhost" },
+    });
+    return r.handler.fetch(signal ? new Request(request, { signal }) : request);
+  };
+  // `progress` holds the only place for 500 ms in the hang worker.
+  const holder = send(1, "progress");
+  while (ran.length === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+  const leaving = new AbortController();
+  const queued = [send(2, "q-gone", leaving.signal), send(3, "q-first"), send(4, "q-second")];
+  const started = performance.now();
+  const beyond = await send(5, "q-beyond");
+  assert.ok(performance.now() - started < 400, "the call beyond the queue waited");
+  assert.equal(beyond.headers.get("retry-after"), "1");
+  assert.equal((await expectError(beyond, 503, -32000)).id, 5);
+  leaving.abort();
+  assert.equal((await holder).status, 200);
+  const [gone, first, second] = await Promise.all(queued);
+  assert.equal(gone.status, 503);
+  await gone.body?.cancel();
+  for (const answer of [first, second]) {
+    assert.equal(
+      answer.status,
+      200,
+      JSON.stringify(r.records.map((x) => [x.outcome, x.errorCode, x.durationMs])),
+    );
+    await answer.body?.cancel();
+  }
+  assert.deepEqual(ran, ["progress", "q-first", "q-second"], "order, or the abandoned call ran");
+  assert.ok(r.records.some((x) => x.outcome === "cancelled" && x.errorCode === "client_gone"));
+  assert.ok(r.records.some((x) => x.outcome === "refused" && x.errorCode === "saturated"));
+  assert.equal(r.handler.inFlight, 0);
+});
+
+Deno.test("http: at shutdown's deadline a queued call is abandoned before it runs (abortInFlight reaches the queue)", async () => {
+  await using r = await rig(
+    { maxConcurrentCalls: 1, maxQueuedCalls: 2, requestTimeoutMs: 20_000 },
+    new URL("../security/fixtures/hang_worker.ts", import.meta.url),
+  );
+  const call = r.server.dispatcher.call.bind(r.server.dispatcher);
+  const ran: string[] = [];
+  r.server.dispatcher.call = (name, args, options) => {
+    ran.push(String((args as { path?: unknown }).path));
+    return call(name, args, options);
+  };
+  const send = (id: number, path: string) =>
+    r.handler.fetch(
+      toolCall(URL_MCP, id, "read_file", { path }, { headers: { Host: "localhost" } }),
+    );
+  const holder = send(1, "progress");
+  while (ran.length === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+  const queued = send(2, "q-never");
+  while (r.handler.inFlight < 2) await new Promise((resolve) => setTimeout(resolve, 1));
+  r.handler.stopAccepting();
+  r.handler.abortInFlight();
+  const answer = await queued;
+  assert.equal(answer.status, 503);
+  await answer.body?.cancel();
+  await (await holder).body?.cancel();
+  assert.deepEqual(ran, ["progress"], "the queued call ran after the abort");
+  assert.ok(r.records.some((x) => x.outcome === "cancelled" && x.errorCode === "client_gone"));
+});

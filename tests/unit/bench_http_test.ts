@@ -3,6 +3,7 @@ import {
   combine,
   cpuSecondsFromStat,
   cpuSecondsOf,
+  mainThreadCpuSecondsOf,
   parseWrk,
   secondHalfGrowth,
   wrkScript,
@@ -71,6 +72,7 @@ Deno.test("bench:http joins alternating slices: answers over time, the worst p99
     badBodies: bad,
     rssMiB: [requests],
     cpuSeconds: requests / 1000,
+    mainThreadCpuSeconds: requests / 2000,
   });
   const joined = combine([
     slice(100, 100, 5, 50, 0),
@@ -85,6 +87,7 @@ Deno.test("bench:http joins alternating slices: answers over time, the worst p99
   assert.equal(joined.socketErrors, 3);
   assert.deepEqual(joined.rssMiB, [100, 300, 50]);
   assert.ok(Math.abs(joined.cpuSeconds - 0.45) < 1e-9, String(joined.cpuSeconds)); // summed
+  assert.ok(Math.abs(joined.mainThreadCpuSeconds - 0.225) < 1e-9, "main thread summed");
 });
 
 Deno.test("bench:http reads a process's CPU time (user + system) from /proc/PID/stat", () => {
@@ -92,4 +95,8 @@ Deno.test("bench:http reads a process's CPU time (user + system) from /proc/PID/
   const stat = "4242 (deno (worker) x) S 1 4242 4242 0 -1 4194560 9000 0 0 0 250 130 0 0 20 0 9 0";
   assert.equal(cpuSecondsFromStat(stat), 3.8);
   assert.ok(Number.isNaN(cpuSecondsOf(2 ** 30)), "a missing process has no CPU time");
+  assert.ok(Number.isNaN(mainThreadCpuSecondsOf(2 ** 30)), "nor a main thread");
+  // This process's main thread has used some CPU, and no more than the whole process.
+  const main = mainThreadCpuSecondsOf(Deno.pid);
+  assert.ok(main > 0 && main <= cpuSecondsOf(Deno.pid) + 0.01, `main thread ${main} s`);
 });

@@ -514,6 +514,8 @@ for (let c = 0; c < 128; c++) {
   const ch = String.fromCharCode(c).toLowerCase();
   if (/[a-z0-9_]/.test(ch)) WORD_CHAR[c] = ch.charCodeAt(0);
 }
+/** {@linkcode WORD_CHAR} as bytes (the gate's inner loop reads this one). */
+const WORD_BYTE = Uint8Array.from(WORD_CHAR);
 /** Byte → 1 if it may stand before a line word (`[ \t#*>[<!-]`). */
 const LINE_PREFIX = new Uint8Array(256);
 for (const ch of " \t#*>[<!-") LINE_PREFIX[ch.charCodeAt(0)] = 1;
@@ -553,7 +555,7 @@ function bytesOf(
   if (folding && /[^\x00-\x7f]/.test(text.slice(0, 4096))) {
     return { bytes: scratch, length: 0, ascii: false };
   }
-  if (scratch.length < text.length * 3) scratch = new Uint8Array(text.length * 3);
+  if (scratch.length <= text.length * 3) scratch = new Uint8Array(text.length * 3 + 1);
   const { written } = ENCODER.encodeInto(text, scratch);
   return { bytes: scratch, length: written, ascii: written === text.length };
 }
@@ -567,6 +569,13 @@ let candidates = new Int32Array(3 << 10);
 let candidateCount = 0;
 const confirms = FOLDED_CLASSES.map(() => new Int32Array(256));
 const confirmCounts = new Int32Array(FOLDED_CLASSES.length);
+/**
+ * Per class with confirming words, the starts of its word candidates, kept apart from
+ * `candidates` until the reach of each is checked against `confirms` (after the scan): a flood
+ * of a common gate word then costs a store per word, not a place in the ordered list.
+ */
+const pending = FOLDED_CLASSES.map(() => new Int32Array(256));
+const pendingCounts = new Int32Array(FOLDED_CLASSES.length);
 
 function addCandidate(at: number, words: number, others: number): void {
   let j = candidateCount;
@@ -597,17 +606,35 @@ function addCandidate(at: number, words: number, others: number): void {
   candidateCount += 3;
 }
 
-function addConfirm(at: number, mask: number): void {
+/** Appends `at` to the list of each class of `mask` (`confirms` or `pending`). */
+function addTo(lists: Int32Array[], counts: Int32Array, at: number, mask: number): void {
   for (let k = 0; mask !== 0; k++, mask >>>= 1) {
     if ((mask & 1) === 0) continue;
-    let list = confirms[k];
-    if (confirmCounts[k] === list.length) {
+    let list = lists[k];
+    if (counts[k] === list.length) {
       const grown = new Int32Array(list.length * 2);
       grown.set(list);
-      confirms[k] = list = grown;
+      lists[k] = list = grown;
     }
-    list[confirmCounts[k]++] = at;
+    list[counts[k]++] = at;
   }
+}
+
+/**
+ * Keeps in `pending[k]` only the starts that a confirming word of class `k` follows within its
+ * reach (it may start at the candidate itself); returns how many. Both lists are in order, so
+ * one pass over each.
+ */
+function confirmPending(k: number): number {
+  const list = pending[k], count = pendingCounts[k], words = confirms[k], n = confirmCounts[k];
+  const reach = REACH[k];
+  let kept = 0;
+  for (let i = 0, w = 0; i < count && w < n; i++) {
+    const at = list[i];
+    while (w < n && words[w] < at) w++;
+    if (w < n && words[w] <= at + reach) list[kept++] = at;
+  }
+  return kept;
 }
 
 /** Buffers a flood grew are not kept for the next result (the common sizes are). */
@@ -616,6 +643,7 @@ function releaseBuffers(): void {
   if (candidates.length > 3 << 14) candidates = new Int32Array(3 << 10);
   for (let k = 0; k < confirms.length; k++) {
     if (confirms[k].length > 1 << 14) confirms[k] = new Int32Array(256);
+    if (pending[k].length > 1 << 14) pending[k] = new Int32Array(256);
   }
 }
 
@@ -625,8 +653,12 @@ function endWord(h: number, start: number, lineStart: number, lineHead: boolean)
   let j = key & (TABLE_SIZE - 1);
   for (let k = TABLE_KEYS[j]; k !== 0; k = TABLE_KEYS[j = (j + 1) & (TABLE_SIZE - 1)]) {
     if (k !== key) continue;
-    if (TABLE_CONFIRM[j] !== 0) addConfirm(start, TABLE_CONFIRM[j]);
-    if (TABLE_WORDS[j] !== 0) addCandidate(start, TABLE_WORDS[j], 0);
+    if (TABLE_CONFIRM[j] !== 0) addTo(confirms, confirmCounts, start, TABLE_CONFIRM[j]);
+    const words = TABLE_WORDS[j];
+    if (words !== 0) {
+      if ((words & CONFIRMED) !== 0) addTo(pending, pendingCounts, start, words & CONFIRMED);
+      if ((words & ~CONFIRMED) !== 0) addCandidate(start, words & ~CONFIRMED, 0);
+    }
     if (lineHead && TABLE_LINES[j] !== 0 && start - lineStart <= LINE_WORD_REACH) {
       addCandidate(lineStart, 0, TABLE_LINES[j]);
     }
@@ -643,14 +675,23 @@ function endWord(h: number, start: number, lineStart: number, lineHead: boolean)
 function gateCandidates(bytes: Uint8Array, length: number): void {
   candidateCount = 0;
   confirmCounts.fill(0);
+  pendingCounts.fill(0);
   // extra: UTF-8 bytes read so far beyond their UTF-16 units (index = byte index − extra).
   let extra = 0, lineStart = 0, lineHead = true;
+  // A sentinel (not a word character) ends the last word without a bounds check per byte.
+  if (length >= bytes.length) {
+    const room = new Uint8Array(length + 1);
+    room.set(bytes.subarray(0, length));
+    bytes = room;
+  }
+  bytes[length] = 0;
   for (let i = 0; i < length; i++) {
-    // A word (two loops, words and the rest, run several times faster than one).
+    // A word (two loops, words and the rest, run several times faster than one). The hash in
+    // int32 arithmetic (`(h << 5) - h` is `h * 31` modulo 2^32, and HASH_MASK keeps 28 bits).
     const from = i;
     let h = 0;
-    for (let w = WORD_CHAR[bytes[i]]; w !== 0 && i < length; w = WORD_CHAR[bytes[++i]]) {
-      h = (h * 31 + w) & HASH_MASK;
+    for (let w = WORD_BYTE[bytes[i]]; w !== 0; w = WORD_BYTE[bytes[++i]]) {
+      h = ((h << 5) - h + w) & HASH_MASK;
     }
     const glued = i > from;
     if (glued) {
@@ -753,6 +794,8 @@ export function levelOf(risk: number, found: boolean): Level {
 export function assessContent(parts: readonly AssessedText[]): ContentAssessment {
   const byClass = new Map<string, Signal[]>();
   let invisible = 0;
+  // Bits of the folded classes that have their findings (not tried again).
+  let fullMask = 0;
   for (const part of parts) {
     const { text, lineNumber } = part.numbered
       ? unnumber(part.text)
@@ -775,15 +818,17 @@ export function assessContent(parts: readonly AssessedText[]): ContentAssessment
       });
       byClass.set(cls.id, found);
     };
-    const full = (cls: SignalClass) =>
-      (byClass.get(cls.id)?.length ?? 0) >= MAX_FINDINGS_PER_SIGNAL;
+    const recordFolded = (k: number, at: number) => {
+      record(FOLDED_CLASSES[k], at, foldedStarts ??= lineStarts(hay));
+      if (byClass.get(FOLDED_CLASSES[k].id)!.length >= MAX_FINDINGS_PER_SIGNAL) fullMask |= 1 << k;
+    };
     let { bytes, length, ascii } = bytesOf(text, true);
     // A non-ASCII text is folded in one pass that also writes the gate's bytes and says whether
     // SPECIAL occurs, where it can be (fold.ts, `foldInto`); otherwise pass by pass.
     let fast: ReturnType<typeof foldInto>;
     if (!ascii) {
       // bytesOf encoded the whole text when its first 4 KiB are ASCII: not encoded again.
-      if (scratch.length < text.length * 3) scratch = new Uint8Array(text.length * 3);
+      if (scratch.length <= text.length * 3) scratch = new Uint8Array(text.length * 3 + 1);
       fast = foldInto(text, scratch, length > 0 ? length : -1);
     }
     // The raw classes and the invisible count look for characters of SPECIAL only (ESC is
@@ -811,40 +856,55 @@ export function assessContent(parts: readonly AssessedText[]): ContentAssessment
     // (the first class that matches there is recorded, as the single alternation before ADR-072
     // did); a class that has its findings is not tried again, so a flood stops costing.
     gateCandidates(bytes, length);
-    const glued: number[] = [];
-    const next = new Int32Array(FOLDED_CLASSES.length);
-    for (let c = 0; c < candidateCount; c += 3) {
-      const at = candidates[c];
-      let words = candidates[c + 1] & CONFIRMED;
-      // A word candidate of a class with confirming words is tried only if one starts within
-      // the class's reach (each class's list is read once, front to back, as `at` grows).
-      for (let k = 0, m = words; m !== 0; k++, m >>>= 1) {
-        if ((m & 1) === 0) continue;
-        const list = confirms[k], count = confirmCounts[k];
-        let n = next[k];
-        while (n < count && list[n] < at) n++;
-        next[k] = n;
-        if (n === count || list[n] > at + REACH[k]) words &= ~(1 << k);
+    // The confirmed word candidates of each class that is not full, merged with the others in
+    // order (a start that several lists hold is one candidate, with all their classes).
+    const lists: number[] = [], counts: number[] = [], at0: number[] = [];
+    for (let k = 0; k < FOLDED_CLASSES.length; k++) {
+      if ((CONFIRMED & ~fullMask & (1 << k)) === 0 || pendingCounts[k] === 0) continue;
+      const kept = confirmPending(k);
+      if (kept > 0) {
+        lists.push(k);
+        counts.push(kept);
       }
-      let mask = words | (candidates[c + 1] & ~CONFIRMED) | candidates[c + 2];
+    }
+    const heads = new Int32Array(lists.length);
+    for (let i = 0; i < lists.length; i++) at0.push(pending[lists[i]][0]);
+    const glued: number[] = [];
+    let c = 0;
+    for (;;) {
+      // The next start: the ordered list's, or an earlier (or the same) confirmed one.
+      let at = c < candidateCount ? candidates[c] : -1;
+      for (let i = 0; i < lists.length; i++) {
+        if (heads[i] < counts[i] && (at < 0 || at0[i] < at)) at = at0[i];
+      }
+      if (at < 0) break;
+      let mask = 0;
+      if (c < candidateCount && candidates[c] === at) {
+        mask = candidates[c + 1] | candidates[c + 2];
+        c += 3;
+      }
+      for (let i = 0; i < lists.length; i++) {
+        if (heads[i] >= counts[i] || at0[i] !== at) continue;
+        mask |= 1 << lists[i];
+        const next = ++heads[i];
+        if (next < counts[i]) at0[i] = pending[lists[i]][next];
+      }
       if (mask & GLUED) {
         GLUED_TOKENS.lastIndex = at;
         if (GLUED_TOKENS.test(hay)) glued.push(at);
-        mask &= ~GLUED;
       }
+      mask &= ~fullMask & ~GLUED;
       for (let k = 0; mask !== 0; k++, mask >>>= 1) {
-        if ((mask & 1) === 0 || full(FOLDED_CLASSES[k])) continue;
+        if ((mask & 1) === 0) continue;
         const re = STICKY[k];
         re.lastIndex = at;
         if (re.test(hay)) {
-          record(FOLDED_CLASSES[k], at, foldedStarts ??= lineStarts(hay));
+          recordFolded(k, at);
           break;
         }
       }
     }
-    for (const at of glued) {
-      record(FOLDED_CLASSES[CHAT_TEMPLATE], at, foldedStarts ??= lineStarts(hay));
-    }
+    for (const at of glued) recordFolded(CHAT_TEMPLATE, at);
   }
   releaseBuffers();
   let keep = 1;

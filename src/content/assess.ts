@@ -519,6 +519,14 @@ const WORD_BYTE = Uint8Array.from(WORD_CHAR);
 /** Byte → 1 if it may stand before a line word (`[ \t#*>[<!-]`). */
 const LINE_PREFIX = new Uint8Array(256);
 for (const ch of " \t#*>[<!-") LINE_PREFIX[ch.charCodeAt(0)] = 1;
+/**
+ * Byte → what the gate does with it between words: `KEEPS_HEAD` (a line prefix that starts no
+ * symbol pair), `ENDS_HEAD` (any other ASCII byte but a newline that starts no symbol pair), or
+ * 0 (a newline, a symbol pair's first byte, a non-ASCII byte: looked at in full). Filled below,
+ * once the symbol pairs are known.
+ */
+const BYTE_KIND = new Uint8Array(256);
+const KEEPS_HEAD = 1, ENDS_HEAD = 2;
 /** (first byte << 7 | lowercased second byte) → classes a symbol gate starts. */
 const SYMBOLS = new Int32Array(128 << 7);
 /** Byte → 1 if a symbol pair starts with it. */
@@ -535,6 +543,10 @@ FOLDED_CLASSES.forEach((c, k) => {
 // The glued tokens start with `<|`, `[i`, `[/`, `<<`, `</`, `<s`, `<e` (and follow a word).
 for (const pair of FOLDED_CLASSES[CHAT_TEMPLATE].symbols!) {
   SYMBOLS[(pair.charCodeAt(0) << 7) | pair.charCodeAt(1)] |= GLUED;
+}
+for (let c = 0; c < 0x80; c++) {
+  if (c === 10 || c === 13 || SYMBOL_FIRST[c] === 1 || WORD_CHAR[c] !== 0) continue;
+  BYTE_KIND[c] = LINE_PREFIX[c] === 1 ? KEEPS_HEAD : ENDS_HEAD;
 }
 const LINE_WORD_REACH = 8;
 /** Classes whose word candidates need a confirming word, and how far it may be. */
@@ -700,6 +712,14 @@ function gateCandidates(bytes: Uint8Array, length: number): void {
       if (i >= length) break;
     }
     const c = bytes[i];
+    // The commonest bytes between words first: a line prefix (space, tab…) keeps the line's
+    // head; any other ASCII byte that is not a newline and starts no symbol pair ends it.
+    const kind = BYTE_KIND[c];
+    if (kind === KEEPS_HEAD) continue;
+    if (kind === ENDS_HEAD) {
+      lineHead = false;
+      continue;
+    }
     if (c < 0x80) {
       if (c === 10 || c === 13) {
         lineStart = i + 1 - extra;

@@ -533,16 +533,24 @@ export function foldInto(
       r = end;
       if (o > end) {
         // Folded, the run takes more bytes than it was read from (`ﷺ` is 18 letters): what is
-        // still to be read moves to the end of a larger buffer, after room for the output.
-        const rest = written - end, size = Math.max(2 * bytes.length, 2 * (o + rest) + 16);
-        const grown = new Uint8Array(size + 1);
-        grown.set(bytes.subarray(0, runOut));
-        grown.set(bytes.subarray(end, written), size - rest);
-        grown[size] = 0xff;
+        // still to be read moves to the end of the buffer, after room for the output (at least
+        // as much again as the output and the rest). The buffer is the caller's while it has
+        // that room (three bytes per code unit leave it for a mostly-ASCII text), else a larger
+        // one: moving within it costs no allocation and keeps the caller's buffer in use.
+        const rest = written - end, room = 2 * (o + rest) + 16;
+        let size = bytes.length - 1;
+        if (size >= room) bytes.copyWithin(size - rest, end, written);
+        else {
+          size = Math.max(2 * bytes.length, room);
+          const grown = new Uint8Array(size + 1);
+          grown.set(bytes.subarray(0, runOut));
+          grown.set(bytes.subarray(end, written), size - rest);
+          bytes = grown;
+        }
+        bytes[size] = 0xff;
         extra += size - rest - end;
         r = size - rest;
         written = size;
-        bytes = grown;
       }
       if (putString(folded, bytes, runOut) < 0) return undefined;
       break;

@@ -895,6 +895,8 @@ export function assessContent(parts: readonly AssessedText[]): ContentAssessment
       // The next start: the ordered list's, or an earlier (or the same) confirmed one.
       let at = c < candidateCount ? candidates[c] : -1;
       for (let i = 0; i < lists.length; i++) {
+        // A class that has its findings is done with its list (a flood of whole signals).
+        if (heads[i] < counts[i] && (fullMask & (1 << lists[i])) !== 0) heads[i] = counts[i];
         if (heads[i] < counts[i] && (at < 0 || at0[i] < at)) at = at0[i];
       }
       if (at < 0) break;

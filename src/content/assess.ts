@@ -588,6 +588,9 @@ const confirmCounts = new Int32Array(FOLDED_CLASSES.length);
  */
 const pending = FOLDED_CLASSES.map(() => new Int32Array(256));
 const pendingCounts = new Int32Array(FOLDED_CLASSES.length);
+/** Per class, the starts of its symbol candidates (a full class then skips them all). */
+const symbolStarts = FOLDED_CLASSES.map(() => new Int32Array(256));
+const symbolCounts = new Int32Array(FOLDED_CLASSES.length);
 
 function addCandidate(at: number, words: number, others: number): void {
   let j = candidateCount;
@@ -656,6 +659,7 @@ function releaseBuffers(): void {
   for (let k = 0; k < confirms.length; k++) {
     if (confirms[k].length > 1 << 14) confirms[k] = new Int32Array(256);
     if (pending[k].length > 1 << 14) pending[k] = new Int32Array(256);
+    if (symbolStarts[k].length > 1 << 14) symbolStarts[k] = new Int32Array(256);
   }
 }
 
@@ -688,6 +692,7 @@ function gateCandidates(bytes: Uint8Array, length: number): void {
   candidateCount = 0;
   confirmCounts.fill(0);
   pendingCounts.fill(0);
+  symbolCounts.fill(0);
   // extra: UTF-8 bytes read so far beyond their UTF-16 units (index = byte index − extra).
   let extra = 0, lineStart = 0, lineHead = true;
   // A sentinel (not a word character) ends the last word without a bounds check per byte.
@@ -729,8 +734,13 @@ function gateCandidates(bytes: Uint8Array, length: number): void {
         const d = bytes[i + 1];
         const pair = SYMBOLS[(c << 7) | (d < 0x80 ? WORD_CHAR[d] || d : 0)];
         if (pair !== 0) {
-          const mask = glued ? pair & GLUED : pair & ~GLUED;
-          if (mask !== 0) addCandidate(i - extra, 0, mask);
+          // A glued pair may start a glued chat-template token (ordered list); another one
+          // starts the classes of its own lists.
+          if (glued) {
+            if ((pair & GLUED) !== 0) addCandidate(i - extra, 0, GLUED);
+          } else if ((pair & ~GLUED) !== 0) {
+            addTo(symbolStarts, symbolCounts, i - extra, pair & ~GLUED);
+          }
         }
       }
       continue;
@@ -878,17 +888,25 @@ export function assessContent(parts: readonly AssessedText[]): ContentAssessment
     gateCandidates(bytes, length);
     // The confirmed word candidates of each class that is not full, merged with the others in
     // order (a start that several lists hold is one candidate, with all their classes).
-    const lists: number[] = [], counts: number[] = [], at0: number[] = [];
+    // The symbol candidates of each class that is not full, merged in the same way.
+    const lists: number[] = [],
+      starts: Int32Array[] = [],
+      counts: number[] = [],
+      at0: number[] = [];
     for (let k = 0; k < FOLDED_CLASSES.length; k++) {
-      if ((CONFIRMED & ~fullMask & (1 << k)) === 0 || pendingCounts[k] === 0) continue;
-      const kept = confirmPending(k);
-      if (kept > 0) {
+      if ((fullMask & (1 << k)) !== 0) continue;
+      const kept = (CONFIRMED & (1 << k)) !== 0 && pendingCounts[k] > 0 ? confirmPending(k) : 0;
+      for (
+        const [list, count] of [[pending[k], kept], [symbolStarts[k], symbolCounts[k]]] as const
+      ) {
+        if (count === 0) continue;
         lists.push(k);
-        counts.push(kept);
+        starts.push(list);
+        counts.push(count);
+        at0.push(list[0]);
       }
     }
     const heads = new Int32Array(lists.length);
-    for (let i = 0; i < lists.length; i++) at0.push(pending[lists[i]][0]);
     const glued: number[] = [];
     let c = 0;
     for (;;) {
@@ -909,7 +927,7 @@ export function assessContent(parts: readonly AssessedText[]): ContentAssessment
         if (heads[i] >= counts[i] || at0[i] !== at) continue;
         mask |= 1 << lists[i];
         const next = ++heads[i];
-        if (next < counts[i]) at0[i] = pending[lists[i]][next];
+        if (next < counts[i]) at0[i] = starts[i][next];
       }
       if (mask & GLUED) {
         GLUED_TOKENS.lastIndex = at;

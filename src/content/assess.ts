@@ -581,16 +581,30 @@ let candidates = new Int32Array(3 << 10);
 let candidateCount = 0;
 const confirms = FOLDED_CLASSES.map(() => new Int32Array(256));
 const confirmCounts = new Int32Array(FOLDED_CLASSES.length);
+/** (start, classes) pairs in order, in a reused buffer. */
+interface Pairs {
+  list: Int32Array;
+  count: number;
+}
 /**
- * Per class with confirming words, the starts of its word candidates, kept apart from
- * `candidates` until the reach of each is checked against `confirms` (after the scan): a flood
- * of a common gate word then costs a store per word, not a place in the ordered list.
+ * The word candidates of the classes with confirming words, kept apart from `candidates` until
+ * the reach of each is checked against `confirms` (after the scan): a flood of a common gate
+ * word then costs a store per word, not a place in the ordered list, and is dropped at once
+ * when its classes have no confirming word in the text.
  */
-const pending = FOLDED_CLASSES.map(() => new Int32Array(256));
-const pendingCounts = new Int32Array(FOLDED_CLASSES.length);
-/** Per class, the starts of its symbol candidates (a full class then skips them all). */
-const symbolStarts = FOLDED_CLASSES.map(() => new Int32Array(256));
-const symbolCounts = new Int32Array(FOLDED_CLASSES.length);
+const wordPairs: Pairs = { list: new Int32Array(512), count: 0 };
+/** The symbol candidates (not glued), apart too: a full class's are dropped by a mask. */
+const symbolPairs: Pairs = { list: new Int32Array(512), count: 0 };
+
+function addPair(pairs: Pairs, at: number, mask: number): void {
+  if (pairs.count + 2 > pairs.list.length) {
+    const grown = new Int32Array(pairs.list.length * 2);
+    grown.set(pairs.list);
+    pairs.list = grown;
+  }
+  pairs.list[pairs.count++] = at;
+  pairs.list[pairs.count++] = mask;
+}
 
 function addCandidate(at: number, words: number, others: number): void {
   let j = candidateCount;
@@ -621,7 +635,7 @@ function addCandidate(at: number, words: number, others: number): void {
   candidateCount += 3;
 }
 
-/** Appends `at` to the list of each class of `mask` (`confirms` or `pending`). */
+/** Appends `at` to the list of each class of `mask`. */
 function addTo(lists: Int32Array[], counts: Int32Array, at: number, mask: number): void {
   for (let k = 0; mask !== 0; k++, mask >>>= 1) {
     if ((mask & 1) === 0) continue;
@@ -635,31 +649,15 @@ function addTo(lists: Int32Array[], counts: Int32Array, at: number, mask: number
   }
 }
 
-/**
- * Keeps in `pending[k]` only the starts that a confirming word of class `k` follows within its
- * reach (it may start at the candidate itself); returns how many. Both lists are in order, so
- * one pass over each.
- */
-function confirmPending(k: number): number {
-  const list = pending[k], count = pendingCounts[k], words = confirms[k], n = confirmCounts[k];
-  const reach = REACH[k];
-  let kept = 0;
-  for (let i = 0, w = 0; i < count && w < n; i++) {
-    const at = list[i];
-    while (w < n && words[w] < at) w++;
-    if (w < n && words[w] <= at + reach) list[kept++] = at;
-  }
-  return kept;
-}
-
 /** Buffers a flood grew are not kept for the next result (the common sizes are). */
 function releaseBuffers(): void {
   if (scratch.length > 4 << 20) scratch = new Uint8Array(0);
   if (candidates.length > 3 << 14) candidates = new Int32Array(3 << 10);
   for (let k = 0; k < confirms.length; k++) {
     if (confirms[k].length > 1 << 14) confirms[k] = new Int32Array(256);
-    if (pending[k].length > 1 << 14) pending[k] = new Int32Array(256);
-    if (symbolStarts[k].length > 1 << 14) symbolStarts[k] = new Int32Array(256);
+  }
+  for (const pairs of [wordPairs, symbolPairs]) {
+    if (pairs.list.length > 1 << 15) pairs.list = new Int32Array(512);
   }
 }
 
@@ -672,7 +670,7 @@ function endWord(h: number, start: number, lineStart: number, lineHead: boolean)
     if (TABLE_CONFIRM[j] !== 0) addTo(confirms, confirmCounts, start, TABLE_CONFIRM[j]);
     const words = TABLE_WORDS[j];
     if (words !== 0) {
-      if ((words & CONFIRMED) !== 0) addTo(pending, pendingCounts, start, words & CONFIRMED);
+      if ((words & CONFIRMED) !== 0) addPair(wordPairs, start, words & CONFIRMED);
       if ((words & ~CONFIRMED) !== 0) addCandidate(start, words & ~CONFIRMED, 0);
     }
     if (lineHead && TABLE_LINES[j] !== 0 && start - lineStart <= LINE_WORD_REACH) {
@@ -691,8 +689,7 @@ function endWord(h: number, start: number, lineStart: number, lineHead: boolean)
 function gateCandidates(bytes: Uint8Array, length: number): void {
   candidateCount = 0;
   confirmCounts.fill(0);
-  pendingCounts.fill(0);
-  symbolCounts.fill(0);
+  wordPairs.count = symbolPairs.count = 0;
   // extra: UTF-8 bytes read so far beyond their UTF-16 units (index = byte index − extra).
   let extra = 0, lineStart = 0, lineHead = true;
   // A sentinel (not a word character) ends the last word without a bounds check per byte.
@@ -739,7 +736,7 @@ function gateCandidates(bytes: Uint8Array, length: number): void {
           if (glued) {
             if ((pair & GLUED) !== 0) addCandidate(i - extra, 0, GLUED);
           } else if ((pair & ~GLUED) !== 0) {
-            addTo(symbolStarts, symbolCounts, i - extra, pair & ~GLUED);
+            addPair(symbolPairs, i - extra, pair & ~GLUED);
           }
         }
       }
@@ -886,48 +883,44 @@ export function assessContent(parts: readonly AssessedText[]): ContentAssessment
     // (the first class that matches there is recorded, as the single alternation before ADR-072
     // did); a class that has its findings is not tried again, so a flood stops costing.
     gateCandidates(bytes, length);
-    // The confirmed word candidates of each class that is not full, merged with the others in
-    // order (a start that several lists hold is one candidate, with all their classes).
-    // The symbol candidates of each class that is not full, merged in the same way.
-    const lists: number[] = [],
-      starts: Int32Array[] = [],
-      counts: number[] = [],
-      at0: number[] = [];
-    for (let k = 0; k < FOLDED_CLASSES.length; k++) {
-      if ((fullMask & (1 << k)) !== 0) continue;
-      const kept = (CONFIRMED & (1 << k)) !== 0 && pendingCounts[k] > 0 ? confirmPending(k) : 0;
-      for (
-        const [list, count] of [[pending[k], kept], [symbolStarts[k], symbolCounts[k]]] as const
-      ) {
-        if (count === 0) continue;
-        lists.push(k);
-        starts.push(list);
-        counts.push(count);
-        at0.push(list[0]);
-      }
-    }
-    const heads = new Int32Array(lists.length);
+    // The word candidates and the symbol candidates, merged with the ordered list: a start that
+    // several hold is one candidate, with all their classes.
+    let live = 0;
+    for (let k = 0; k < FOLDED_CLASSES.length; k++) if (confirmCounts[k] > 0) live |= 1 << k;
+    const words = wordPairs.list, symbols = symbolPairs.list;
+    // Word candidates whose classes have no confirming word in the text are dropped at once.
+    const wordCount = (live & ~fullMask) === 0 ? 0 : wordPairs.count;
+    const symbolCount = symbolPairs.count;
+    const next = new Int32Array(FOLDED_CLASSES.length);
     const glued: number[] = [];
-    let c = 0;
-    for (;;) {
-      // The next start: the ordered list's, or an earlier (or the same) confirmed one.
+    for (let c = 0, w = 0, y = 0;;) {
       let at = c < candidateCount ? candidates[c] : -1;
-      for (let i = 0; i < lists.length; i++) {
-        // A class that has its findings is done with its list (a flood of whole signals).
-        if (heads[i] < counts[i] && (fullMask & (1 << lists[i])) !== 0) heads[i] = counts[i];
-        if (heads[i] < counts[i] && (at < 0 || at0[i] < at)) at = at0[i];
-      }
+      if (w < wordCount && (at < 0 || words[w] < at)) at = words[w];
+      if (y < symbolCount && (at < 0 || symbols[y] < at)) at = symbols[y];
       if (at < 0) break;
       let mask = 0;
       if (c < candidateCount && candidates[c] === at) {
         mask = candidates[c + 1] | candidates[c + 2];
         c += 3;
       }
-      for (let i = 0; i < lists.length; i++) {
-        if (heads[i] >= counts[i] || at0[i] !== at) continue;
-        mask |= 1 << lists[i];
-        const next = ++heads[i];
-        if (next < counts[i]) at0[i] = starts[i][next];
+      if (w < wordCount && words[w] === at) {
+        // A word candidate's class is tried only if a confirming word of it starts within its
+        // reach (at the start itself included); each class's list is read once, front to back.
+        let m = words[w + 1] & live & ~fullMask;
+        for (let k = 0, b = m; b !== 0; k++, b >>>= 1) {
+          if ((b & 1) === 0) continue;
+          const list = confirms[k], n = confirmCounts[k];
+          let i = next[k];
+          while (i < n && list[i] < at) i++;
+          next[k] = i;
+          if (i === n || list[i] > at + REACH[k]) m &= ~(1 << k);
+        }
+        mask |= m;
+        w += 2;
+      }
+      if (y < symbolCount && symbols[y] === at) {
+        mask |= symbols[y + 1];
+        y += 2;
       }
       if (mask & GLUED) {
         GLUED_TOKENS.lastIndex = at;

@@ -681,10 +681,11 @@ function endWord(h: number, start: number, lineStart: number, lineHead: boolean)
 }
 
 /**
- * Fills `candidates` with the candidate starts in the folded copy, in order. One pass over its
- * UTF-8 bytes: at the end of each word, the word's classes (at its start), and at a line's
- * first word after at most 8 prefix characters, that word's line classes (at the line's
- * start); at each symbol pair, its classes.
+ * Fills the candidate lists of the folded copy, each in order. One pass over its UTF-8 bytes:
+ * at the end of each word, the word's classes at its start (`wordPairs`) and the classes it
+ * confirms (`confirms`), and at a line's first word after at most 8 prefix characters, that
+ * word's line classes at the line's start (`candidates`); at each symbol pair, its classes
+ * (`symbolPairs`, or `candidates` for a pair glued to a word).
  */
 function gateCandidates(bytes: Uint8Array, length: number): void {
   candidateCount = 0;

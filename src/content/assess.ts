@@ -514,9 +514,19 @@ for (let c = 0; c < 128; c++) {
   const ch = String.fromCharCode(c).toLowerCase();
   if (/[a-z0-9_]/.test(ch)) WORD_CHAR[c] = ch.charCodeAt(0);
 }
+/** {@linkcode WORD_CHAR} as bytes (the gate's inner loop reads this one). */
+const WORD_BYTE = Uint8Array.from(WORD_CHAR);
 /** Byte → 1 if it may stand before a line word (`[ \t#*>[<!-]`). */
 const LINE_PREFIX = new Uint8Array(256);
 for (const ch of " \t#*>[<!-") LINE_PREFIX[ch.charCodeAt(0)] = 1;
+/**
+ * Byte → what the gate does with it between words: `KEEPS_HEAD` (a line prefix that starts no
+ * symbol pair), `ENDS_HEAD` (any other ASCII byte but a newline that starts no symbol pair), or
+ * 0 (a newline, a symbol pair's first byte, a non-ASCII byte: looked at in full). Filled below,
+ * once the symbol pairs are known.
+ */
+const BYTE_KIND = new Uint8Array(256);
+const KEEPS_HEAD = 1, ENDS_HEAD = 2;
 /** (first byte << 7 | lowercased second byte) → classes a symbol gate starts. */
 const SYMBOLS = new Int32Array(128 << 7);
 /** Byte → 1 if a symbol pair starts with it. */
@@ -533,6 +543,10 @@ FOLDED_CLASSES.forEach((c, k) => {
 // The glued tokens start with `<|`, `[i`, `[/`, `<<`, `</`, `<s`, `<e` (and follow a word).
 for (const pair of FOLDED_CLASSES[CHAT_TEMPLATE].symbols!) {
   SYMBOLS[(pair.charCodeAt(0) << 7) | pair.charCodeAt(1)] |= GLUED;
+}
+for (let c = 0; c < 0x80; c++) {
+  if (c === 10 || c === 13 || SYMBOL_FIRST[c] === 1 || WORD_CHAR[c] !== 0) continue;
+  BYTE_KIND[c] = LINE_PREFIX[c] === 1 ? KEEPS_HEAD : ENDS_HEAD;
 }
 const LINE_WORD_REACH = 8;
 /** Classes whose word candidates need a confirming word, and how far it may be. */
@@ -553,7 +567,7 @@ function bytesOf(
   if (folding && /[^\x00-\x7f]/.test(text.slice(0, 4096))) {
     return { bytes: scratch, length: 0, ascii: false };
   }
-  if (scratch.length < text.length * 3) scratch = new Uint8Array(text.length * 3);
+  if (scratch.length <= text.length * 3) scratch = new Uint8Array(text.length * 3 + 1);
   const { written } = ENCODER.encodeInto(text, scratch);
   return { bytes: scratch, length: written, ascii: written === text.length };
 }
@@ -567,6 +581,30 @@ let candidates = new Int32Array(3 << 10);
 let candidateCount = 0;
 const confirms = FOLDED_CLASSES.map(() => new Int32Array(256));
 const confirmCounts = new Int32Array(FOLDED_CLASSES.length);
+/** (start, classes) pairs in order, in a reused buffer. */
+interface Pairs {
+  list: Int32Array;
+  count: number;
+}
+/**
+ * The word candidates of the classes with confirming words, kept apart from `candidates` until
+ * the reach of each is checked against `confirms` (after the scan): a flood of a common gate
+ * word then costs a store per word, not a place in the ordered list, and is dropped at once
+ * when its classes have no confirming word in the text.
+ */
+const wordPairs: Pairs = { list: new Int32Array(512), count: 0 };
+/** The symbol candidates (not glued), apart too: a full class's are dropped by a mask. */
+const symbolPairs: Pairs = { list: new Int32Array(512), count: 0 };
+
+function addPair(pairs: Pairs, at: number, mask: number): void {
+  if (pairs.count + 2 > pairs.list.length) {
+    const grown = new Int32Array(pairs.list.length * 2);
+    grown.set(pairs.list);
+    pairs.list = grown;
+  }
+  pairs.list[pairs.count++] = at;
+  pairs.list[pairs.count++] = mask;
+}
 
 function addCandidate(at: number, words: number, others: number): void {
   let j = candidateCount;
@@ -597,16 +635,17 @@ function addCandidate(at: number, words: number, others: number): void {
   candidateCount += 3;
 }
 
-function addConfirm(at: number, mask: number): void {
+/** Appends `at` to the list of each class of `mask`. */
+function addTo(lists: Int32Array[], counts: Int32Array, at: number, mask: number): void {
   for (let k = 0; mask !== 0; k++, mask >>>= 1) {
     if ((mask & 1) === 0) continue;
-    let list = confirms[k];
-    if (confirmCounts[k] === list.length) {
+    let list = lists[k];
+    if (counts[k] === list.length) {
       const grown = new Int32Array(list.length * 2);
       grown.set(list);
-      confirms[k] = list = grown;
+      lists[k] = list = grown;
     }
-    list[confirmCounts[k]++] = at;
+    list[counts[k]++] = at;
   }
 }
 
@@ -617,6 +656,9 @@ function releaseBuffers(): void {
   for (let k = 0; k < confirms.length; k++) {
     if (confirms[k].length > 1 << 14) confirms[k] = new Int32Array(256);
   }
+  for (const pairs of [wordPairs, symbolPairs]) {
+    if (pairs.list.length > 1 << 15) pairs.list = new Int32Array(512);
+  }
 }
 
 /** At the end of a word whose hash is `h`: its candidates and confirmations. */
@@ -625,8 +667,12 @@ function endWord(h: number, start: number, lineStart: number, lineHead: boolean)
   let j = key & (TABLE_SIZE - 1);
   for (let k = TABLE_KEYS[j]; k !== 0; k = TABLE_KEYS[j = (j + 1) & (TABLE_SIZE - 1)]) {
     if (k !== key) continue;
-    if (TABLE_CONFIRM[j] !== 0) addConfirm(start, TABLE_CONFIRM[j]);
-    if (TABLE_WORDS[j] !== 0) addCandidate(start, TABLE_WORDS[j], 0);
+    if (TABLE_CONFIRM[j] !== 0) addTo(confirms, confirmCounts, start, TABLE_CONFIRM[j]);
+    const words = TABLE_WORDS[j];
+    if (words !== 0) {
+      if ((words & CONFIRMED) !== 0) addPair(wordPairs, start, words & CONFIRMED);
+      if ((words & ~CONFIRMED) !== 0) addCandidate(start, words & ~CONFIRMED, 0);
+    }
     if (lineHead && TABLE_LINES[j] !== 0 && start - lineStart <= LINE_WORD_REACH) {
       addCandidate(lineStart, 0, TABLE_LINES[j]);
     }
@@ -635,22 +681,32 @@ function endWord(h: number, start: number, lineStart: number, lineHead: boolean)
 }
 
 /**
- * Fills `candidates` with the candidate starts in the folded copy, in order. One pass over its
- * UTF-8 bytes: at the end of each word, the word's classes (at its start), and at a line's
- * first word after at most 8 prefix characters, that word's line classes (at the line's
- * start); at each symbol pair, its classes.
+ * Fills the candidate lists of the folded copy, each in order. One pass over its UTF-8 bytes:
+ * at the end of each word, the word's classes at its start (`wordPairs`) and the classes it
+ * confirms (`confirms`), and at a line's first word after at most 8 prefix characters, that
+ * word's line classes at the line's start (`candidates`); at each symbol pair, its classes
+ * (`symbolPairs`, or `candidates` for a pair glued to a word).
  */
 function gateCandidates(bytes: Uint8Array, length: number): void {
   candidateCount = 0;
   confirmCounts.fill(0);
+  wordPairs.count = symbolPairs.count = 0;
   // extra: UTF-8 bytes read so far beyond their UTF-16 units (index = byte index − extra).
   let extra = 0, lineStart = 0, lineHead = true;
+  // A sentinel (not a word character) ends the last word without a bounds check per byte.
+  if (length >= bytes.length) {
+    const room = new Uint8Array(length + 1);
+    room.set(bytes.subarray(0, length));
+    bytes = room;
+  }
+  bytes[length] = 0;
   for (let i = 0; i < length; i++) {
-    // A word (two loops, words and the rest, run several times faster than one).
+    // A word (two loops, words and the rest, run several times faster than one). The hash in
+    // int32 arithmetic (`(h << 5) - h` is `h * 31` modulo 2^32, and HASH_MASK keeps 28 bits).
     const from = i;
     let h = 0;
-    for (let w = WORD_CHAR[bytes[i]]; w !== 0 && i < length; w = WORD_CHAR[bytes[++i]]) {
-      h = (h * 31 + w) & HASH_MASK;
+    for (let w = WORD_BYTE[bytes[i]]; w !== 0; w = WORD_BYTE[bytes[++i]]) {
+      h = ((h << 5) - h + w) & HASH_MASK;
     }
     const glued = i > from;
     if (glued) {
@@ -659,6 +715,14 @@ function gateCandidates(bytes: Uint8Array, length: number): void {
       if (i >= length) break;
     }
     const c = bytes[i];
+    // The commonest bytes between words first: a line prefix (space, tab…) keeps the line's
+    // head; any other ASCII byte that is not a newline and starts no symbol pair ends it.
+    const kind = BYTE_KIND[c];
+    if (kind === KEEPS_HEAD) continue;
+    if (kind === ENDS_HEAD) {
+      lineHead = false;
+      continue;
+    }
     if (c < 0x80) {
       if (c === 10 || c === 13) {
         lineStart = i + 1 - extra;
@@ -668,8 +732,13 @@ function gateCandidates(bytes: Uint8Array, length: number): void {
         const d = bytes[i + 1];
         const pair = SYMBOLS[(c << 7) | (d < 0x80 ? WORD_CHAR[d] || d : 0)];
         if (pair !== 0) {
-          const mask = glued ? pair & GLUED : pair & ~GLUED;
-          if (mask !== 0) addCandidate(i - extra, 0, mask);
+          // A glued pair may start a glued chat-template token (ordered list); another one
+          // starts the classes of its own lists.
+          if (glued) {
+            if ((pair & GLUED) !== 0) addCandidate(i - extra, 0, GLUED);
+          } else if ((pair & ~GLUED) !== 0) {
+            addPair(symbolPairs, i - extra, pair & ~GLUED);
+          }
         }
       }
       continue;
@@ -753,6 +822,8 @@ export function levelOf(risk: number, found: boolean): Level {
 export function assessContent(parts: readonly AssessedText[]): ContentAssessment {
   const byClass = new Map<string, Signal[]>();
   let invisible = 0;
+  // Bits of the folded classes that have their findings (not tried again).
+  let fullMask = 0;
   for (const part of parts) {
     const { text, lineNumber } = part.numbered
       ? unnumber(part.text)
@@ -775,15 +846,17 @@ export function assessContent(parts: readonly AssessedText[]): ContentAssessment
       });
       byClass.set(cls.id, found);
     };
-    const full = (cls: SignalClass) =>
-      (byClass.get(cls.id)?.length ?? 0) >= MAX_FINDINGS_PER_SIGNAL;
+    const recordFolded = (k: number, at: number) => {
+      record(FOLDED_CLASSES[k], at, foldedStarts ??= lineStarts(hay));
+      if (byClass.get(FOLDED_CLASSES[k].id)!.length >= MAX_FINDINGS_PER_SIGNAL) fullMask |= 1 << k;
+    };
     let { bytes, length, ascii } = bytesOf(text, true);
     // A non-ASCII text is folded in one pass that also writes the gate's bytes and says whether
     // SPECIAL occurs, where it can be (fold.ts, `foldInto`); otherwise pass by pass.
     let fast: ReturnType<typeof foldInto>;
     if (!ascii) {
       // bytesOf encoded the whole text when its first 4 KiB are ASCII: not encoded again.
-      if (scratch.length < text.length * 3) scratch = new Uint8Array(text.length * 3);
+      if (scratch.length <= text.length * 3) scratch = new Uint8Array(text.length * 3 + 1);
       fast = foldInto(text, scratch, length > 0 ? length : -1);
     }
     // The raw classes and the invisible count look for characters of SPECIAL only (ESC is
@@ -811,40 +884,61 @@ export function assessContent(parts: readonly AssessedText[]): ContentAssessment
     // (the first class that matches there is recorded, as the single alternation before ADR-072
     // did); a class that has its findings is not tried again, so a flood stops costing.
     gateCandidates(bytes, length);
-    const glued: number[] = [];
+    // The word candidates and the symbol candidates, merged with the ordered list: a start that
+    // several hold is one candidate, with all their classes.
+    let live = 0;
+    for (let k = 0; k < FOLDED_CLASSES.length; k++) if (confirmCounts[k] > 0) live |= 1 << k;
+    const words = wordPairs.list, symbols = symbolPairs.list;
+    // Word candidates whose classes have no confirming word in the text are dropped at once.
+    const wordCount = (live & ~fullMask) === 0 ? 0 : wordPairs.count;
+    const symbolCount = symbolPairs.count;
     const next = new Int32Array(FOLDED_CLASSES.length);
-    for (let c = 0; c < candidateCount; c += 3) {
-      const at = candidates[c];
-      let words = candidates[c + 1] & CONFIRMED;
-      // A word candidate of a class with confirming words is tried only if one starts within
-      // the class's reach (each class's list is read once, front to back, as `at` grows).
-      for (let k = 0, m = words; m !== 0; k++, m >>>= 1) {
-        if ((m & 1) === 0) continue;
-        const list = confirms[k], count = confirmCounts[k];
-        let n = next[k];
-        while (n < count && list[n] < at) n++;
-        next[k] = n;
-        if (n === count || list[n] > at + REACH[k]) words &= ~(1 << k);
+    const glued: number[] = [];
+    for (let c = 0, w = 0, y = 0;;) {
+      let at = c < candidateCount ? candidates[c] : -1;
+      if (w < wordCount && (at < 0 || words[w] < at)) at = words[w];
+      if (y < symbolCount && (at < 0 || symbols[y] < at)) at = symbols[y];
+      if (at < 0) break;
+      let mask = 0;
+      if (c < candidateCount && candidates[c] === at) {
+        mask = candidates[c + 1] | candidates[c + 2];
+        c += 3;
       }
-      let mask = words | (candidates[c + 1] & ~CONFIRMED) | candidates[c + 2];
+      if (w < wordCount && words[w] === at) {
+        // A word candidate's class is tried only if a confirming word of it starts within its
+        // reach (at the start itself included); each class's list is read once, front to back.
+        let m = words[w + 1] & live & ~fullMask;
+        for (let k = 0, b = m; b !== 0; k++, b >>>= 1) {
+          if ((b & 1) === 0) continue;
+          const list = confirms[k], n = confirmCounts[k];
+          let i = next[k];
+          while (i < n && list[i] < at) i++;
+          next[k] = i;
+          if (i === n || list[i] > at + REACH[k]) m &= ~(1 << k);
+        }
+        mask |= m;
+        w += 2;
+      }
+      if (y < symbolCount && symbols[y] === at) {
+        mask |= symbols[y + 1];
+        y += 2;
+      }
       if (mask & GLUED) {
         GLUED_TOKENS.lastIndex = at;
         if (GLUED_TOKENS.test(hay)) glued.push(at);
-        mask &= ~GLUED;
       }
+      mask &= ~fullMask & ~GLUED;
       for (let k = 0; mask !== 0; k++, mask >>>= 1) {
-        if ((mask & 1) === 0 || full(FOLDED_CLASSES[k])) continue;
+        if ((mask & 1) === 0) continue;
         const re = STICKY[k];
         re.lastIndex = at;
         if (re.test(hay)) {
-          record(FOLDED_CLASSES[k], at, foldedStarts ??= lineStarts(hay));
+          recordFolded(k, at);
           break;
         }
       }
     }
-    for (const at of glued) {
-      record(FOLDED_CLASSES[CHAT_TEMPLATE], at, foldedStarts ??= lineStarts(hay));
-    }
+    for (const at of glued) recordFolded(CHAT_TEMPLATE, at);
   }
   releaseBuffers();
   let keep = 1;

@@ -438,12 +438,19 @@ export function foldInto(
   // folding in place: what is written never passes what is still to be read.
   // `encoded`: the UTF-8 length when `into` already holds the text's UTF-8.
   let written = encoded >= 0 ? encoded : ENCODER.encodeInto(text, bytes).written;
+  // A sentinel byte (not ASCII) ends the last ASCII stretch without a bounds check per byte.
+  if (written >= bytes.length) {
+    const room = new Uint8Array(written + 1);
+    room.set(bytes.subarray(0, written));
+    bytes = room;
+  }
+  bytes[written] = 0xff;
   // r: next byte to read; extra: bytes read beyond their UTF-16 units; o: next byte to write.
   let r = 0, extra = 0, o = 0, invisible = 0, changed = false, special = false;
   while (r < written) {
     // An ASCII stretch, moved down when the output has shrunk.
     const from = r;
-    while (r < written && bytes[r] < 0x80) r++;
+    while (bytes[r] < 0x80) r++;
     if (o !== from) {
       if (r - from > 32) bytes.copyWithin(o, from, r);
       else for (let k = from; k < r; k++) bytes[o + k - from] = bytes[k];
@@ -526,15 +533,24 @@ export function foldInto(
       r = end;
       if (o > end) {
         // Folded, the run takes more bytes than it was read from (`ﷺ` is 18 letters): what is
-        // still to be read moves to the end of a larger buffer, after room for the output.
-        const rest = written - end, size = Math.max(2 * bytes.length, 2 * (o + rest) + 16);
-        const grown = new Uint8Array(size);
-        grown.set(bytes.subarray(0, runOut));
-        grown.set(bytes.subarray(end, written), size - rest);
+        // still to be read moves to the end of the buffer, after room for the output (at least
+        // as much again as the output and the rest). The buffer is the caller's while it has
+        // that room (three bytes per code unit leave it for a mostly-ASCII text), else a larger
+        // one: moving within it costs no allocation and keeps the caller's buffer in use.
+        const rest = written - end, room = 2 * (o + rest) + 16;
+        let size = bytes.length - 1;
+        if (size >= room) bytes.copyWithin(size - rest, end, written);
+        else {
+          size = Math.max(2 * bytes.length, room);
+          const grown = new Uint8Array(size + 1);
+          grown.set(bytes.subarray(0, runOut));
+          grown.set(bytes.subarray(end, written), size - rest);
+          bytes = grown;
+        }
+        bytes[size] = 0xff;
         extra += size - rest - end;
         r = size - rest;
         written = size;
-        bytes = grown;
       }
       if (putString(folded, bytes, runOut) < 0) return undefined;
       break;

@@ -2,8 +2,9 @@
  * `deno task bench:http`: HTTP throughput under wrk (the Debian package),
  * side by side in one run — a bare SDK echo server (`createMcpHandler`, one
  * trivial tool: scripts/lib/http_echo_server.ts) as the baseline, then
- * devserver's `read_file` of a small file and `search_code` over a medium
- * tree. Each: requests/s, p50/p99 latency, errors (non-2xx, socket errors,
+ * devserver's `read_file` of a small file, `read_file` spread over 50,000
+ * distinct small files (each read once: the worker's read cache of ADR-081
+ * can only miss) and `search_code` over a medium tree. Each: requests/s, p50/p99 latency, errors (non-2xx, socket errors,
  * and 200 answers that carry a JSON-RPC error or an `isError` result), and
  * the server's RSS sampled through the run. The goal: `read_file` at ≥ 60%
  * of the echo baseline's requests/s, no errors, RSS flat.
@@ -102,6 +103,41 @@ export function wrkScript(message: Record<string, unknown>): string {
     `end`,
     ``,
   ].join("\n");
+}
+
+/** How many distinct small files the cache-miss workload spreads its reads over. */
+export const SPREAD_FILES = 50_000;
+/** Where `SPREAD_FILES` small files live in their own workspace: `d<i % 100>/f<i>.txt`. */
+const spreadPath = (i: number) => `d${i % 100}/f${i}.txt`;
+
+/**
+ * {@linkcode wrkScript}, but each request reads the next of `SPREAD_FILES` distinct files
+ * (each wrk thread from its own offset, by a stride prime to the count), so no file is read
+ * twice within a run of under `SPREAD_FILES` requests: the worker's read cache (ADR-081)
+ * can only miss.
+ */
+export function wrkSpreadScript(message: Record<string, unknown>): string {
+  const body = JSON.stringify(message);
+  const [before, after] = body.split(spreadPath(0));
+  if (after === undefined) throw new Error("the spread message must read spreadPath(0)");
+  const lua = (s: string) => JSON.stringify(s);
+  return wrkScript(message).replace(
+    "local threads = {}",
+    [
+      `local threads = {}`,
+      `local before, after = ${lua(before)}, ${lua(after)}`,
+      `local count, stride, n = ${SPREAD_FILES}, 7919, 0`,
+      `function request()`,
+      `  n = n + 1`,
+      `  local i = (offset + n * stride) % count`,
+      `  local path = "d" .. (i % 100) .. "/f" .. i .. ".txt"`,
+      `  return wrk.format(nil, nil, nil, before .. path .. after)`,
+      `end`,
+    ].join("\n"),
+  ).replace(
+    "function setup(thread) table.insert(threads, thread) end",
+    'function setup(thread) thread:set("offset", #threads * 24989) table.insert(threads, thread) end',
+  );
 }
 
 function firstBad(output: string): string | undefined {
@@ -219,10 +255,11 @@ async function load(
   message: Record<string, unknown>,
   dir: string,
   seconds = DURATION_S,
+  spread = false,
 ): Promise<LoadFigures> {
   await preflight(url, message);
   const script = join(dir, `${name.replace(/\W+/g, "_")}.lua`);
-  await Deno.writeTextFile(script, wrkScript(message));
+  await Deno.writeTextFile(script, spread ? wrkSpreadScript(message) : wrkScript(message));
   const samples: number[] = [];
   const sampler = setInterval(() => samples.push(rssMiB(pid)), 1000);
   const cpuBefore = cpuSecondsOf(pid);
@@ -279,6 +316,19 @@ async function makeWorkspace(dir: string): Promise<string> {
     const out = await new Deno.Command("cp", { args: ["-r", join(REPO_ROOT, sub), root] })
       .output();
     if (!out.success) throw new Error(`cp ${sub} failed`);
+  }
+  return root;
+}
+
+/** The cache-miss workload's own workspace: `SPREAD_FILES` small files, none the same. */
+async function makeSpreadWorkspace(dir: string): Promise<string> {
+  const root = join(dir, "spread");
+  for (let d = 0; d < 100; d++) await Deno.mkdir(join(root, `d${d}`), { recursive: true });
+  for (let i = 0; i < SPREAD_FILES; i++) {
+    await Deno.writeTextFile(
+      join(root, spreadPath(i)),
+      `file ${i}\n` + "a small file\n".repeat(40),
+    );
   }
   return root;
 }
@@ -342,6 +392,7 @@ if (import.meta.main) {
   const dir = await Deno.makeTempDir({ prefix: "devserver-bench-http-" });
   try {
     const root = await makeWorkspace(dir);
+    const spreadRoot = await makeSpreadWorkspace(dir);
     const tree = countFiles(root);
     console.log(
       `bench:http: wrk -t${THREADS} -c${CONNECTIONS} -d${DURATION_S}s ` +
@@ -368,14 +419,18 @@ if (import.meta.main) {
       ) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)]),
     );
     await using server = await startHttpInstance(root, serverEnv);
+    // The cache-miss workload's server: its own workspace, the same settings.
+    await using spreadServer = await startHttpInstance(spreadRoot, serverEnv);
     console.log(`devserver: ${server.program}`);
+    const spreadCall = toolCall("read_file", { path: spreadPath(0) });
     const run = (
       name: string,
       c: number,
       target: HttpInstance,
       call: Record<string, unknown>,
       seconds = DURATION_S,
-    ) => load(`${name} c${c}`, c, target.url, target.pid, call, dir, seconds);
+      spread = false,
+    ) => load(`${name} c${c}`, c, target.url, target.pid, call, dir, seconds, spread);
     /** Baseline and devserver in alternating slices of the duration. */
     const pair = async (c: number) => {
       const slice = Math.max(1, Math.round(DURATION_S / ROUNDS));
@@ -389,9 +444,29 @@ if (import.meta.main) {
     };
     const [echo64, read64] = await pair(CONNECTIONS);
     const [echoAdmitted, readAdmitted] = await pair(admitted);
+    // Reads spread over many distinct files (each read once): what the read cache cannot
+    // help, so a cached small-file figure fools nobody (ADR-081). Paired with echo too.
+    const spreadPair = async (c: number) => {
+      const slice = Math.max(1, Math.round(DURATION_S / ROUNDS));
+      const base: LoadFigures[] = [], mine: LoadFigures[] = [];
+      for (let i = 0; i < ROUNDS; i++) {
+        base.push(await run("echo (bare SDK)", c, echo, echoCall, slice));
+        mine.push(
+          await run("read_file spread (miss)", c, spreadServer, spreadCall, slice, true),
+        );
+      }
+      const baseline = report(combine(base));
+      return [baseline, report(combine(mine), baseline)];
+    };
+    const [echoSpread, readSpread] = await spreadPair(admitted);
     report(await run("search_code medium", CONNECTIONS, server, searchCall), echo64);
     report(await run("search_code medium", admitted, server, searchCall), echoAdmitted);
-    for (const [read, base] of [[read64, echo64], [readAdmitted, echoAdmitted]]) {
+    for (
+      const [read, base] of [[read64, echo64], [readAdmitted, echoAdmitted], [
+        readSpread,
+        echoSpread,
+      ]]
+    ) {
       const ratio = read.okPerSecond / base.okPerSecond;
       const cpu = (f: LoadFigures) => f.cpuSeconds / f.requests;
       console.log(

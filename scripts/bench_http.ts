@@ -111,16 +111,24 @@ export const SPREAD_FILES = 50_000;
 const spreadPath = (i: number) => `d${i % 100}/f${i}.txt`;
 
 /**
- * {@linkcode wrkScript}, but each request reads the next of `SPREAD_FILES` distinct files
- * (each wrk thread from its own offset, by a stride prime to the count), so no file is read
- * twice within a run of under `SPREAD_FILES` requests: the worker's read cache (ADR-081)
- * can only miss.
+ * {@linkcode wrkScript}, but each request reads another of `SPREAD_FILES` distinct files:
+ * file `(k * 7919) % SPREAD_FILES` for k counting up from the start of this run's block
+ * (7919 is prime to the count, so k ↦ file is one-to-one). Each slice of the run (`run`, 0
+ * to `runs - 1`) and each wrk thread takes its own block of k, so no file is read twice
+ * while a thread makes fewer than `SPREAD_FILES / (runs * THREADS)` requests in a slice,
+ * and a file read twice is only kept (ADR-081 keeps on the second miss), never answered
+ * from the cache.
  */
-export function wrkSpreadScript(message: Record<string, unknown>): string {
+export function wrkSpreadScript(
+  message: Record<string, unknown>,
+  run: number,
+  runs: number,
+): string {
   const body = JSON.stringify(message);
   const [before, after] = body.split(spreadPath(0));
   if (after === undefined) throw new Error("the spread message must read spreadPath(0)");
   const lua = (s: string) => JSON.stringify(s);
+  const block = Math.floor(SPREAD_FILES / (runs * THREADS));
   return wrkScript(message).replace(
     "local threads = {}",
     [
@@ -128,15 +136,16 @@ export function wrkSpreadScript(message: Record<string, unknown>): string {
       `local before, after = ${lua(before)}, ${lua(after)}`,
       `local count, stride, n = ${SPREAD_FILES}, 7919, 0`,
       `function request()`,
+      `  local i = ((first + n) * stride) % count`,
       `  n = n + 1`,
-      `  local i = (offset + n * stride) % count`,
       `  local path = "d" .. (i % 100) .. "/f" .. i .. ".txt"`,
       `  return wrk.format(nil, nil, nil, before .. path .. after)`,
       `end`,
     ].join("\n"),
   ).replace(
     "function setup(thread) table.insert(threads, thread) end",
-    'function setup(thread) thread:set("offset", #threads * 24989) table.insert(threads, thread) end',
+    `function setup(thread) thread:set("first", (${run * THREADS} + #threads) * ${block}) ` +
+      `table.insert(threads, thread) end`,
   );
 }
 
@@ -255,11 +264,14 @@ async function load(
   message: Record<string, unknown>,
   dir: string,
   seconds = DURATION_S,
-  spread = false,
+  spread?: { readonly run: number; readonly runs: number },
 ): Promise<LoadFigures> {
   await preflight(url, message);
   const script = join(dir, `${name.replace(/\W+/g, "_")}.lua`);
-  await Deno.writeTextFile(script, spread ? wrkSpreadScript(message) : wrkScript(message));
+  await Deno.writeTextFile(
+    script,
+    spread ? wrkSpreadScript(message, spread.run, spread.runs) : wrkScript(message),
+  );
   const samples: number[] = [];
   const sampler = setInterval(() => samples.push(rssMiB(pid)), 1000);
   const cpuBefore = cpuSecondsOf(pid);
@@ -429,7 +441,7 @@ if (import.meta.main) {
       target: HttpInstance,
       call: Record<string, unknown>,
       seconds = DURATION_S,
-      spread = false,
+      spread?: { readonly run: number; readonly runs: number },
     ) => load(`${name} c${c}`, c, target.url, target.pid, call, dir, seconds, spread);
     /** Baseline and devserver in alternating slices of the duration. */
     const pair = async (c: number) => {
@@ -452,13 +464,25 @@ if (import.meta.main) {
       for (let i = 0; i < ROUNDS; i++) {
         base.push(await run("echo (bare SDK)", c, echo, echoCall, slice));
         mine.push(
-          await run("read_file spread (miss)", c, spreadServer, spreadCall, slice, true),
+          await run("read_file spread (miss)", c, spreadServer, spreadCall, slice, {
+            run: i,
+            runs: ROUNDS,
+          }),
         );
       }
       const baseline = report(combine(base));
       return [baseline, report(combine(mine), baseline)];
     };
     const [echoSpread, readSpread] = await spreadPair(admitted);
+    const perThread = readSpread.requests / (ROUNDS * THREADS);
+    const block = Math.floor(SPREAD_FILES / (ROUNDS * THREADS));
+    console.log(
+      `read_file spread: ${readSpread.requests} requests over ${SPREAD_FILES} files, ` +
+        `${perThread.toFixed(0)} a thread a slice against blocks of ${block}` +
+        (perThread > block
+          ? " — MORE than a block: some files were read twice"
+          : ": each file read once"),
+    );
     report(await run("search_code medium", CONNECTIONS, server, searchCall), echo64);
     report(await run("search_code medium", admitted, server, searchCall), echoAdmitted);
     for (

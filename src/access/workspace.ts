@@ -44,11 +44,11 @@ export interface FileBytes {
   /**
    * The opened file's identity (device, inode, size, mtime, ctime, link count) when it
    * may key a cache of what was made from these bytes: its last change (`ctime`) ended
-   * {@linkcode QUIET_MS} before the call began, and it had not changed when the read
-   * ended. Absent otherwise (ADR-081).
+   * {@linkcode QUIET_MS} before the call began, the caller's `reuse` answered `"keep"`,
+   * and it had not changed when the read ended. Absent otherwise (ADR-081).
    */
   readonly identity?: string;
-  /** True when the caller's `reuse` accepted `identity`: nothing was read (ADR-081). */
+  /** True when the caller's `reuse` answered `"reuse"`: nothing was read (ADR-081). */
   readonly reused?: boolean;
 }
 
@@ -142,13 +142,15 @@ export class Workspace {
    * {@linkcode readRegularFile} without the promise: the same checks, the same refusals.
    * With `reuse`, a quiet file's identity is offered to it once the opened handle passed
    * every check of a read (it is the file resolution examined, a regular file within the
-   * cap); when it answers true, the bytes are not read, the swap confirmation still runs,
-   * and the answer is `reused` with empty bytes (ADR-081).
+   * cap). `"reuse"`: the bytes are not read, the swap confirmation still runs, and the
+   * answer is `reused` with empty bytes. `"keep"`: read, and the identity is returned if a
+   * second `fstat` after the read still gives it. `"read"`: read as without `reuse`
+   * (ADR-081).
    */
   readRegularFileSync(
     target: ResolvedPath,
     maxBytes: number,
-    reuse?: (identity: string) => boolean,
+    reuse?: (identity: string) => "reuse" | "keep" | "read",
   ): FileBytes {
     if (target.info.isDirectory) {
       throw new ToolRefusal("not_a_file", `That path is a directory in the ${this.#ws}.`);
@@ -193,7 +195,8 @@ export class Workspace {
       }
       if (info.size > maxBytes) throw this.#tooLarge(maxBytes);
       const identity = reuse && quietIdentity(info, target.pinnedAt);
-      if (identity && reuse!(identity)) {
+      const wanted = identity ? reuse!(identity) : "read";
+      if (wanted === "reuse") {
         this.#confirm(target, () => this.#sameAs(target.absolute, info));
         return { bytes: new Uint8Array(0), linkCount: info.nlink, identity, reused: true };
       }
@@ -220,7 +223,7 @@ export class Workspace {
         );
       }
       // Still the same file as when it was opened: what was read may key a cache.
-      const unchanged = identity !== undefined && identityOf(fstatSync(fd)) === identity;
+      const unchanged = wanted === "keep" && identityOf(fstatSync(fd)) === identity;
       return unchanged ? { bytes, linkCount: info.nlink, identity } : {
         bytes,
         linkCount: info.nlink,

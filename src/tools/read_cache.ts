@@ -79,30 +79,39 @@ export class ReadCache {
     return this.#limit > 0;
   }
 
-  /** The raw result kept under `key`, or `undefined` (counted as a miss). */
+  /**
+   * What a read of `key` should do: `"reuse"` what is kept (then {@linkcode get} returns
+   * it), `"keep"` (read, and `put` will keep it: its key was missed before lately), or
+   * just `"read"`. Counts a hit or a miss.
+   */
+  probe(key: string): "reuse" | "keep" | "read" {
+    if (this.#entries.has(key)) {
+      this.#hits++;
+      return "reuse";
+    }
+    this.#misses++;
+    if (this.#seen.has(key)) return "keep";
+    if (this.#seen.size >= SEEN_KEYS) this.#seen = new Set();
+    this.#seen.add(key);
+    return "read";
+  }
+
+  /** The raw result kept under `key` (now the most recently used), or `undefined`. */
   get(key: string): RawToolResult | undefined {
     const entry = this.#entries.get(key);
-    if (!entry) {
-      this.#misses++;
-      return undefined;
-    }
-    this.#hits++;
+    if (!entry) return undefined;
     this.#entries.delete(key);
     this.#entries.set(key, entry);
     return entry.raw;
   }
 
   /**
-   * Keeps `raw` under `key` (replacing what was there), if `key` was missed before lately
-   * and `raw` fits in a share of the bound.
+   * Keeps `raw` under `key` (replacing what was there), if it fits in a share of the bound.
+   * A read keeps only what {@linkcode probe} answered `"keep"` for.
    */
   put(key: string, raw: RawToolResult): void {
     if (!this.enabled || raw.kind !== "ok") return;
-    if (!this.#seen.delete(key)) {
-      if (this.#seen.size >= SEEN_KEYS) this.#seen = new Set();
-      this.#seen.add(key);
-      return;
-    }
+    this.#seen.delete(key);
     const bytes = ENTRY_OVERHEAD + charBytes(key.length) + charBytes(rawChars(raw));
     // One entry never takes more than an eighth of the bound: a few large files cannot
     // push every small one out.

@@ -72,7 +72,13 @@ function readFile(args: ReadFileArgs, ctx: ToolContext): RawToolResult {
   const file = ctx.workspace.readRegularFileSync(
     target,
     ctx.limits.maxFileBytes,
-    cache && ((identity) => (kept = cache.get(keyOf(identity))) !== undefined),
+    cache && ((identity) => {
+      const key = keyOf(identity);
+      const wanted = cache.probe(key);
+      if (wanted !== "reuse") return wanted;
+      kept = cache.get(key);
+      return kept ? "reuse" : "read";
+    }),
   );
   if (file.reused) return kept!;
   const raw = readBytes(args, ctx, target, file.bytes, file.linkCount);

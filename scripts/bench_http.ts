@@ -2,8 +2,9 @@
  * `deno task bench:http`: HTTP throughput under wrk (the Debian package),
  * side by side in one run — a bare SDK echo server (`createMcpHandler`, one
  * trivial tool: scripts/lib/http_echo_server.ts) as the baseline, then
- * devserver's `read_file` of a small file and `search_code` over a medium
- * tree. Each: requests/s, p50/p99 latency, errors (non-2xx, socket errors,
+ * devserver's `read_file` of a small file, `read_file` spread over 50,000
+ * distinct small files (each read once: the worker's read cache of ADR-081
+ * can only miss) and `search_code` over a medium tree. Each: requests/s, p50/p99 latency, errors (non-2xx, socket errors,
  * and 200 answers that carry a JSON-RPC error or an `isError` result), and
  * the server's RSS sampled through the run. The goal: `read_file` at ≥ 60%
  * of the echo baseline's requests/s, no errors, RSS flat.
@@ -107,6 +108,50 @@ export function wrkScript(message: Record<string, unknown>): string {
     `end`,
     ``,
   ].join("\n");
+}
+
+/** How many distinct small files the cache-miss workload spreads its reads over. */
+export const SPREAD_FILES = 50_000;
+/** Where `SPREAD_FILES` small files live in their own workspace: `d<i % 100>/f<i>.txt`. */
+const spreadPath = (i: number) => `d${i % 100}/f${i}.txt`;
+
+/**
+ * {@linkcode wrkScript}, but each request reads another of `SPREAD_FILES` distinct files:
+ * file `(k * 7919) % SPREAD_FILES` for k counting up from the start of this run's block
+ * (7919 is prime to the count, so k ↦ file is one-to-one). Each slice of the run (`run`, 0
+ * to `runs - 1`) and each wrk thread takes its own block of k, so no file is read twice
+ * while a thread makes fewer than `SPREAD_FILES / (runs * THREADS)` requests in a slice,
+ * and a file read twice is only kept (ADR-081 keeps on the second miss), never answered
+ * from the cache.
+ */
+export function wrkSpreadScript(
+  message: Record<string, unknown>,
+  run: number,
+  runs: number,
+): string {
+  const body = JSON.stringify(message);
+  const [before, after] = body.split(spreadPath(0));
+  if (after === undefined) throw new Error("the spread message must read spreadPath(0)");
+  const lua = (s: string) => JSON.stringify(s);
+  const block = Math.floor(SPREAD_FILES / (runs * THREADS));
+  return wrkScript(message).replace(
+    "local threads = {}",
+    [
+      `local threads = {}`,
+      `local before, after = ${lua(before)}, ${lua(after)}`,
+      `local count, stride, n = ${SPREAD_FILES}, 7919, 0`,
+      `function request()`,
+      `  local i = ((first + n) * stride) % count`,
+      `  n = n + 1`,
+      `  local path = "d" .. (i % 100) .. "/f" .. i .. ".txt"`,
+      `  return wrk.format(nil, nil, nil, before .. path .. after)`,
+      `end`,
+    ].join("\n"),
+  ).replace(
+    "function setup(thread) table.insert(threads, thread) end",
+    `function setup(thread) thread:set("first", (${run * THREADS} + #threads) * ${block}) ` +
+      `table.insert(threads, thread) end`,
+  );
 }
 
 function firstBad(output: string): string | undefined {
@@ -237,10 +282,14 @@ async function load(
   message: Record<string, unknown>,
   dir: string,
   seconds = DURATION_S,
+  spread?: { readonly run: number; readonly runs: number },
 ): Promise<LoadFigures> {
   await preflight(url, message);
   const script = join(dir, `${name.replace(/\W+/g, "_")}.lua`);
-  await Deno.writeTextFile(script, wrkScript(message));
+  await Deno.writeTextFile(
+    script,
+    spread ? wrkSpreadScript(message, spread.run, spread.runs) : wrkScript(message),
+  );
   const samples: number[] = [];
   const sampler = setInterval(() => samples.push(rssMiB(pid)), 1000);
   const cpuBefore = cpuSecondsOf(pid);
@@ -300,6 +349,19 @@ async function makeWorkspace(dir: string): Promise<string> {
     const out = await new Deno.Command("cp", { args: ["-r", join(REPO_ROOT, sub), root] })
       .output();
     if (!out.success) throw new Error(`cp ${sub} failed`);
+  }
+  return root;
+}
+
+/** The cache-miss workload's own workspace: `SPREAD_FILES` small files, none the same. */
+async function makeSpreadWorkspace(dir: string): Promise<string> {
+  const root = join(dir, "spread");
+  for (let d = 0; d < 100; d++) await Deno.mkdir(join(root, `d${d}`), { recursive: true });
+  for (let i = 0; i < SPREAD_FILES; i++) {
+    await Deno.writeTextFile(
+      join(root, spreadPath(i)),
+      `file ${i}\n` + "a small file\n".repeat(40),
+    );
   }
   return root;
 }
@@ -366,6 +428,7 @@ if (import.meta.main) {
   const dir = await Deno.makeTempDir({ prefix: "devserver-bench-http-" });
   try {
     const root = await makeWorkspace(dir);
+    const spreadRoot = await makeSpreadWorkspace(dir);
     const tree = countFiles(root);
     console.log(
       `bench:http: wrk -t${THREADS} -c${CONNECTIONS} -d${DURATION_S}s ` +
@@ -392,14 +455,18 @@ if (import.meta.main) {
       ) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)]),
     );
     await using server = await startHttpInstance(root, serverEnv);
+    // The cache-miss workload's server: its own workspace, the same settings.
+    await using spreadServer = await startHttpInstance(spreadRoot, serverEnv);
     console.log(`devserver: ${server.program}`);
+    const spreadCall = toolCall("read_file", { path: spreadPath(0) });
     const run = (
       name: string,
       c: number,
       target: HttpInstance,
       call: Record<string, unknown>,
       seconds = DURATION_S,
-    ) => load(`${name} c${c}`, c, target.url, target.pid, call, dir, seconds);
+      spread?: { readonly run: number; readonly runs: number },
+    ) => load(`${name} c${c}`, c, target.url, target.pid, call, dir, seconds, spread);
     /** Baseline and devserver in alternating slices of the duration. */
     const pair = async (c: number) => {
       const slice = Math.max(1, Math.round(DURATION_S / ROUNDS));
@@ -413,9 +480,41 @@ if (import.meta.main) {
     };
     const [echo64, read64] = await pair(CONNECTIONS);
     const [echoAdmitted, readAdmitted] = await pair(admitted);
+    // Reads spread over many distinct files (each read once): what the read cache cannot
+    // help, so a cached small-file figure fools nobody (ADR-081). Paired with echo too.
+    const spreadPair = async (c: number) => {
+      const slice = Math.max(1, Math.round(DURATION_S / ROUNDS));
+      const base: LoadFigures[] = [], mine: LoadFigures[] = [];
+      for (let i = 0; i < ROUNDS; i++) {
+        base.push(await run("echo (bare SDK)", c, echo, echoCall, slice));
+        mine.push(
+          await run("read_file spread (miss)", c, spreadServer, spreadCall, slice, {
+            run: i,
+            runs: ROUNDS,
+          }),
+        );
+      }
+      const baseline = report(combine(base));
+      return [baseline, report(combine(mine), baseline)];
+    };
+    const [echoSpread, readSpread] = await spreadPair(admitted);
+    const perThread = readSpread.requests / (ROUNDS * THREADS);
+    const block = Math.floor(SPREAD_FILES / (ROUNDS * THREADS));
+    console.log(
+      `read_file spread: ${readSpread.requests} requests over ${SPREAD_FILES} files, ` +
+        `${perThread.toFixed(0)} a thread a slice against blocks of ${block}` +
+        (perThread > block
+          ? " — MORE than a block: some files were read twice"
+          : ": each file read once"),
+    );
     report(await run("search_code medium", CONNECTIONS, server, searchCall), echo64);
     report(await run("search_code medium", admitted, server, searchCall), echoAdmitted);
-    for (const [read, base] of [[read64, echo64], [readAdmitted, echoAdmitted]]) {
+    for (
+      const [read, base] of [[read64, echo64], [readAdmitted, echoAdmitted], [
+        readSpread,
+        echoSpread,
+      ]]
+    ) {
       const ratio = read.okPerSecond / base.okPerSecond;
       const cpu = (f: LoadFigures) => f.cpuSeconds / f.requests;
       const perOk = (seconds: number, f: LoadFigures) =>

@@ -85,6 +85,7 @@ export function sandboxSettings(config: Config): SandboxSettings {
       maxSearchResults: config.searchMaxResults,
       maxWalkFiles: config.searchMaxFiles,
       maxWalkBytes: config.searchMaxBytes,
+      readCacheBytes: config.readCacheBytes,
     },
     cursorKey: config.cursorKey ?? crypto.getRandomValues(new Uint8Array(32)),
     gitBinary: locateGit(Deno.env.get("PATH") ?? "", config.workspaceRoot),

@@ -11,7 +11,7 @@
 /// <reference lib="deno.worker" />
 
 import { serveToolJobs } from "./isolation/worker_loop.ts";
-import { conformingResult } from "./protocol/shape.ts";
+import { cachedConformingResult } from "./protocol/shape.ts";
 import { TOOLS } from "./tools/registry.ts";
 import { createToolContext, runAssist, runTool, withHooks } from "./tools/runtime.ts";
 import type { ToolContext } from "./tools/types.ts";
@@ -32,7 +32,11 @@ serveToolJobs({
       job.shape === undefined || tool === undefined || raw.kind === "invalid_params" ||
       hooks.stop.reason() !== undefined
     ) return raw;
-    return { kind: "shaped", result: { ...conformingResult(tool, raw, job.shape) } };
+    // A read the worker's cache answered was shaped before: reused with a fresh nonce (ADR-081).
+    return {
+      kind: "shaped",
+      result: { ...cachedConformingResult(tool, raw, job.shape, context?.readCache) },
+    };
   },
   assist: (job, hooks) =>
     runAssist(TOOLS, job.tool, job.args, job.shared, context && withHooks(context, hooks)),

@@ -37,9 +37,19 @@ export const BINARY_SNIFF_BYTES = 8192;
 
 /** Bytes read from a regular file, with what is worth reporting about it. */
 export interface FileBytes {
+  /** The file's bytes; empty when `reused` (they were not read). */
   readonly bytes: Uint8Array;
   /** The hard-link count; above 1 the same bytes are reachable by other names. */
   readonly linkCount: number;
+  /**
+   * The opened file's identity (device, inode, size, mtime, ctime, link count) when it
+   * may key a cache of what was made from these bytes: its last change (`ctime`) ended
+   * {@linkcode QUIET_MS} before the call began, the caller's `reuse` answered `"keep"`,
+   * and it had not changed when the read ended. Absent otherwise (ADR-081).
+   */
+  readonly identity?: string;
+  /** True when the caller's `reuse` answered `"reuse"`: nothing was read (ADR-081). */
+  readonly reused?: boolean;
 }
 
 /** One entry of a directory, described without following links. */
@@ -128,8 +138,20 @@ export class Workspace {
     }
   }
 
-  /** {@linkcode readRegularFile} without the promise: the same checks, the same refusals. */
-  readRegularFileSync(target: ResolvedPath, maxBytes: number): FileBytes {
+  /**
+   * {@linkcode readRegularFile} without the promise: the same checks, the same refusals.
+   * With `reuse`, a quiet file's identity is offered to it once the opened handle passed
+   * every check of a read (it is the file resolution examined, a regular file within the
+   * cap). `"reuse"`: the bytes are not read, the swap confirmation still runs, and the
+   * answer is `reused` with empty bytes. `"keep"`: read, and the identity is returned if a
+   * second `fstat` after the read still gives it. `"read"`: read as without `reuse`
+   * (ADR-081).
+   */
+  readRegularFileSync(
+    target: ResolvedPath,
+    maxBytes: number,
+    reuse?: (identity: string) => "reuse" | "keep" | "read",
+  ): FileBytes {
     if (target.info.isDirectory) {
       throw new ToolRefusal("not_a_file", `That path is a directory in the ${this.#ws}.`);
     }
@@ -172,6 +194,12 @@ export class Workspace {
         throw this.#changedDuringCall();
       }
       if (info.size > maxBytes) throw this.#tooLarge(maxBytes);
+      const identity = reuse && quietIdentity(info, target.pinnedAt);
+      const wanted = identity ? reuse!(identity) : "read";
+      if (wanted === "reuse") {
+        this.#confirm(target, () => this.#sameAs(target.absolute, info));
+        return { bytes: new Uint8Array(0), linkCount: info.nlink, identity, reused: true };
+      }
       const chunks: Uint8Array[] = [];
       let total = 0;
       // One read usually takes the whole file: the buffer is sized to it (plus one byte to see
@@ -194,7 +222,12 @@ export class Workspace {
           `That file looks binary (NUL bytes in its first ${BINARY_SNIFF_BYTES} bytes) in the ${this.#ws}.`,
         );
       }
-      return { bytes, linkCount: info.nlink };
+      // Still the same file as when it was opened: what was read may key a cache.
+      const unchanged = wanted === "keep" && identityOf(fstatSync(fd)) === identity;
+      return unchanged ? { bytes, linkCount: info.nlink, identity } : {
+        bytes,
+        linkCount: info.nlink,
+      };
     } finally {
       closeSync(fd);
     }
@@ -353,6 +386,24 @@ export class Workspace {
       `That file is larger than the ${maxBytes}-byte limit of the ${this.#ws}.`,
     );
   }
+}
+
+/** A handle's identity: what changes whenever its bytes, its name count or its place do. */
+function identityOf(info: Stats): string {
+  return `${info.dev}:${info.ino}:${info.size}:${info.mtimeMs}:${info.ctimeMs}:${info.nlink}`;
+}
+
+/**
+ * The identity of a file whose last status change ended at least {@linkcode QUIET_MS}
+ * before `since` (when the call began), else `undefined`. Every write, truncation, rename
+ * onto it, link count change and `utime` sets `ctime` to the clock, which nobody can set
+ * back; a change in the same clock tick as the one recorded could leave it unchanged, so a
+ * file changed lately is not offered. Deno reports `ctime` in whole seconds: the change
+ * may be up to one later (ADR-081).
+ */
+function quietIdentity(info: Stats, since: number): string | undefined {
+  if (!(info.ctimeMs + 1000 <= since - QUIET_MS)) return undefined;
+  return identityOf(info);
 }
 
 /** Whether the directory at `path` holds exactly `sorted` (the names, sorted). */

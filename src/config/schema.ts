@@ -49,6 +49,7 @@ export interface ConfigValues {
   denyExtra: readonly string[];
   toolTimeoutMs: number;
   listPageSize: number;
+  readCacheBytes: number;
   legacyClients: "serve" | "reject";
   maxLineBytes: number;
   maxResultChars: number;
@@ -141,6 +142,14 @@ export const SETTINGS: readonly SettingSpec[] = [
     kind: { type: "integer", min: 1, max: 10_000 },
     defaultText: "500",
     doc: "Entries per `list_directory` page; the rest is reached with `cursor`.",
+  },
+  {
+    env: "MCP_SANDBOX__READ_CACHE_BYTES",
+    key: "readCacheBytes",
+    kind: { type: "integer", min: 0, max: 1024 * MIB },
+    defaultText: String(32 * MIB),
+    doc:
+      "Bound of each tool worker's cache of processed `read_file` results (keyed by the file's device, inode, size, mtime, ctime and link count; files changed in the last 2 s are never kept). `0` turns it off.",
   },
   {
     env: "MCP_SEARCH__SKIP_DIRS",

@@ -33,6 +33,11 @@ export interface ToolLimits {
   readonly maxWalkFiles: number;
   /** Most bytes one walk reads (`MCP_SEARCH__MAX_BYTES`). */
   readonly maxWalkBytes: number;
+  /**
+   * The bound of each tool worker's cache of processed reads, in bytes
+   * (`MCP_SANDBOX__READ_CACHE_BYTES`); 0 turns it off; absent, the default (ADR-081).
+   */
+  readonly readCacheBytes?: number;
 }
 
 /** Everything a tool worker needs to build its tool context. */

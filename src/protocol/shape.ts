@@ -11,10 +11,12 @@
  */
 
 import type { CallToolResult } from "@modelcontextprotocol/server";
+import { nonceAbsentFrom } from "../content/fence.ts";
 import { type PipelineOptions, shapeToolResult } from "../content/pipeline.ts";
 import { refusal } from "../contract/refusal.ts";
 import type { RawToolResult } from "../contract/result.ts";
 import { log } from "../log.ts";
+import type { ReadCache, ShapedTemplate } from "../tools/read_cache.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 
 /**
@@ -42,4 +44,61 @@ export function conformingResult(
     refusal("internal_error", "The tool produced a malformed result."),
     options,
   );
+}
+
+/**
+ * {@linkcode conformingResult}, reusing what the worker's read cache kept (ADR-081): a raw
+ * result the cache handed out again (the same file, unchanged, the same range) was shaped
+ * before, and is answered with that shaping fenced with a fresh nonce, drawn absent from
+ * everything around it, as the pipeline draws it. Any other raw result is shaped as usual,
+ * and kept for reuse when the cache holds it.
+ */
+export function cachedConformingResult(
+  tool: ToolDefinition,
+  raw: Exclude<RawToolResult, { kind: "invalid_params" }>,
+  options: PipelineOptions,
+  cache: ReadCache | undefined,
+): CallToolResult {
+  const template = cache?.shapedOf(raw, options.redactSecrets);
+  if (template) return refenced(template);
+  const shaped = conformingResult(tool, raw, options);
+  if (cache?.holds(raw)) {
+    const kept = templateOf(raw, shaped, options.redactSecrets);
+    if (kept) cache.attachShaped(raw, kept);
+  }
+  return shaped;
+}
+
+const FENCE_OPEN = /<untrusted-[a-z0-9-]+ id=([0-9a-f]{32})>\n/;
+
+/**
+ * `shaped` cut at its nonce, or `undefined` when it cannot be reused safely: an error, more
+ * than one text block, or a nonce found anywhere but in the two markers of each fence.
+ */
+export function templateOf(
+  raw: RawToolResult,
+  shaped: CallToolResult,
+  redactSecrets: boolean,
+): ShapedTemplate | undefined {
+  if (shaped.isError || raw.kind !== "ok" || shaped.content.length !== 1) return undefined;
+  const block = shaped.content[0];
+  if (block.type !== "text") return undefined;
+  const nonce = FENCE_OPEN.exec(block.text)?.[1];
+  if (nonce === undefined) return undefined;
+  const segments = block.text.split(nonce);
+  const fences = raw.parts.filter((part) => part.untrusted).length;
+  if (segments.length !== 2 * fences + 1) return undefined;
+  const { content: _, ...rest } = shaped;
+  if (JSON.stringify(rest).includes(nonce)) return undefined;
+  // The text block stays in its place (`refenced` overwrites it), so keys keep their order.
+  return { result: { ...shaped, content: [] }, segments, redactSecrets };
+}
+
+/** A kept shaping with a fresh nonce in every fence marker. */
+export function refenced(template: ShapedTemplate): CallToolResult {
+  const nonce = nonceAbsentFrom(template.segments);
+  return {
+    ...template.result,
+    content: [{ type: "text", text: template.segments.join(nonce) }],
+  } as CallToolResult;
 }

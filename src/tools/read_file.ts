@@ -7,7 +7,7 @@
 
 import { z } from "zod";
 import { CONTENT_ENVELOPE_SHAPE } from "../contract/envelope.ts";
-import { PATH_LIMITS, PATH_REFUSALS } from "../access/resolve.ts";
+import { PATH_LIMITS, PATH_REFUSALS, type ResolvedPath } from "../access/resolve.ts";
 import { toolBudget } from "../contract/budget.ts";
 import { ToolRefusal } from "../contract/refusal.ts";
 import type { RawToolResult, WithheldSecret } from "../contract/result.ts";
@@ -60,9 +60,39 @@ type ReadFileArgs = z.infer<typeof ReadFileInput>;
 
 function readFile(args: ReadFileArgs, ctx: ToolContext): RawToolResult {
   const target = ctx.workspace.resolve(args.path);
+  // A quiet file this worker already read under this name and range is not read again: its
+  // result is the one made then (ADR-081). Resolution above and the handle's checks and the
+  // swap confirmation inside the read still run; the answer is fenced afresh.
+  const cache = ctx.readCache;
+  const keyOf = (identity: string) =>
+    `${identity}|${args.start_line ?? ""}|${args.end_line ?? ""}|${target.relative}`;
+  let kept: RawToolResult | undefined;
   // Synchronous: the worker runs this one call, and a small read is cheaper without the
   // promise hops (ADR-074).
-  const { bytes, linkCount } = ctx.workspace.readRegularFileSync(target, ctx.limits.maxFileBytes);
+  const file = ctx.workspace.readRegularFileSync(
+    target,
+    ctx.limits.maxFileBytes,
+    cache && ((identity) => {
+      const key = keyOf(identity);
+      const wanted = cache.probe(key);
+      if (wanted !== "reuse") return wanted;
+      kept = cache.get(key);
+      return kept ? "reuse" : "read";
+    }),
+  );
+  if (file.reused) return kept!;
+  const raw = readBytes(args, ctx, target, file.bytes, file.linkCount);
+  if (cache && file.identity !== undefined) cache.put(keyOf(file.identity), raw);
+  return raw;
+}
+
+function readBytes(
+  args: ReadFileArgs,
+  ctx: ToolContext,
+  target: ResolvedPath,
+  bytes: Uint8Array,
+  linkCount: number,
+): RawToolResult {
   const text = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true }).decode(bytes);
   const replaced = countReplacements(text) - countEncodedReplacementChars(bytes);
 

@@ -18,6 +18,7 @@ import type { RawToolResult } from "../contract/result.ts";
 import type { ToolSettings } from "../contract/settings.ts";
 import { NEVER_STOP, type ProgressReporter, type StopSignal } from "../contract/stop.ts";
 import { CursorCodec } from "./cursor.ts";
+import { DEFAULT_READ_CACHE_BYTES, ReadCache } from "./read_cache.ts";
 import type { ToolContext, ToolTable } from "./types.ts";
 
 /** The contained workspace the settings describe. */
@@ -50,7 +51,9 @@ export interface CallHooks {
 
 /** Everything a tool handler may touch, built once per worker (the hooks per call). */
 export function createToolContext(settings: ToolSettings, hooks: CallHooks = {}): ToolContext {
+  const cacheBytes = settings.limits.readCacheBytes ?? DEFAULT_READ_CACHE_BYTES;
   return {
+    ...(cacheBytes > 0 ? { readCache: new ReadCache(cacheBytes) } : {}),
     workspace: workspaceFor(settings),
     git: new GitRunner({
       root: settings.root,

@@ -14,6 +14,7 @@ import type { RawToolResult } from "../contract/result.ts";
 import type { ToolLimits } from "../contract/settings.ts";
 import type { ProgressReporter, StopSignal } from "../contract/stop.ts";
 import type { CursorCodec } from "./cursor.ts";
+import type { ReadCache } from "./read_cache.ts";
 
 /** What a handler receives besides its arguments. Everything it may touch is here. */
 export interface ToolContext {
@@ -38,6 +39,11 @@ export interface ToolContext {
   readonly assist?: (tool: string, args: unknown, shared: SharedArrayBuffer) => Promise<unknown>;
   /** In a helper: true once the pool wants the worker back for a waiting call. */
   readonly recalled?: () => boolean;
+  /**
+   * The worker's cache of processed reads (ADR-081), shared by every call of
+   * this context; absent when turned off.
+   */
+  readonly readCache?: ReadCache;
 }
 
 /** One tool: its published description and schemas, and its handler. */

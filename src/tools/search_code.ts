@@ -256,7 +256,9 @@ async function prepare(
 /**
  * The depth (below the walk's start) of the directories two threads claim whole, subtree and
  * all (ADR-064); shallower directories are listed by both and their files claimed one
- * directory at a time.
+ * directory at a time. Three, not two (ADR-084): on Linux `arch/arm` (4,689 files before the
+ * first 100 `EXPORT_SYMBOL_GPL`) was one claim, searched by one thread while the other went past
+ * the page's end.
  */
 const SPLIT_DEPTH = 3;
 
@@ -267,7 +269,7 @@ function depthOf(walkPath: string): number {
   return n;
 }
 
-/** After how many files searched without a full page a walk asks for a second thread (ADR-064). */
+/** After how many files searched without a full page a walk asks for a second thread (ADR-064, ADR-084). */
 export const ASSIST_AFTER_FILES = 512;
 
 async function searchCode(args: SearchCodeArgs, ctx: ToolContext): Promise<RawToolResult> {

@@ -256,9 +256,11 @@ async function prepare(
 /**
  * The depth (below the walk's start) of the directories two threads claim whole, subtree and
  * all (ADR-064); shallower directories are listed by both and their files claimed one
- * directory at a time.
+ * directory at a time. Three, not two (ADR-084): on Linux `arch/arm` (4,689 files before the
+ * first 100 `EXPORT_SYMBOL_GPL`) was one claim, searched by one thread while the other went past
+ * the page's end.
  */
-const SPLIT_DEPTH = 2;
+const SPLIT_DEPTH = 3;
 
 /** The slashes in `walkPath`: a file's directory's depth below the walk's start (which is 0). */
 function depthOf(walkPath: string): number {
@@ -267,8 +269,8 @@ function depthOf(walkPath: string): number {
   return n;
 }
 
-/** After how many files searched without a full page a walk asks for a second thread (ADR-064). */
-export const ASSIST_AFTER_FILES = 1024;
+/** After how many files searched without a full page a walk asks for a second thread (ADR-064, ADR-084). */
+export const ASSIST_AFTER_FILES = 512;
 
 async function searchCode(args: SearchCodeArgs, ctx: ToolContext): Promise<RawToolResult> {
   const prepared = await prepare(args, ctx);
@@ -431,12 +433,26 @@ class Page {
   timedOut = false;
   /** Where binary files are counted: the counts of the directory being walked. */
   here = { scanned: 0, binary: 0, too_large: 0, unreadable: 0 };
+  /** The committed results counted up to and including each of `scan.files` (ADR-084). */
+  readonly upTo: number[] = [];
 
   constructor(
     readonly p: Prepared,
     readonly ctx: ToolContext,
     readonly scan: ThreadScan,
   ) {}
+
+  /** The committed results of files before `walkPath` in walk order. */
+  committedBefore(walkPath: string): number {
+    const files = this.scan.files;
+    let lo = 0, hi = files.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (compareWalkOrder(files[mid].walkPath, walkPath) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo === 0 ? 0 : this.upTo[lo - 1];
+  }
 
   produced(): number {
     return this.p.mode === "content"
@@ -514,6 +530,10 @@ class Page {
     if (confirmed) {
       this.scan.files.push(...this.pending);
       this.total += this.pendingTotal;
+      for (const f of this.pending) {
+        const before = this.upTo.length > 0 ? this.upTo[this.upTo.length - 1] : 0;
+        this.upTo.push(before + (this.p.mode === "content" ? f.matches.length : 1));
+      }
     }
     if (!again) {
       const { scan, here } = this;
@@ -583,21 +603,43 @@ function scanTree(
     }
     if (full) continue;
     const file: WalkFile = event;
-    if (share !== undefined && !dirOpen) {
-      dirOpen = true;
+    if (share !== undefined) {
+      // Asked at every file, so a long directory is left as soon as the other side stops.
       const theirs = share.endOf(other);
       if (theirs !== undefined && compareWalkOrder(file.walkPath, theirs.f) > 0) {
         // The other side stopped before here (its page is full, or the budget or a cap ended
-        // it): nothing from here on can be returned on this page.
+        // it, or the two pages together fill it before here): nothing from here on can be
+        // returned on this page.
         scan.truncated = true;
         page.next = theirs;
         full = true;
         continue;
       }
+    }
+    if (share !== undefined && !dirOpen) {
+      dirOpen = true;
       // Above the split depth both sides list every directory and claim its files; below it
       // a thread is inside a subtree it claimed whole.
       mine = depthOf(file.walkPath) >= SPLIT_DEPTH ||
         share.claim("f\0" + parentOf(file.path), side) === side;
+      // Everything this side owns before here is committed: say so, and see whether the two
+      // sides' results before the other's front already fill the page (ADR-084).
+      share.publishFront(side, file.walkPath, page.total);
+      const front = page.total + share.frontCount(other) >= p.maxResults
+        ? share.frontOf(other)
+        : undefined;
+      if (
+        front !== undefined &&
+        compareWalkOrder(front.f, file.walkPath) <= 0 &&
+        page.committedBefore(front.f) + front.count >= p.maxResults
+      ) {
+        // Every directory before the other's front is searched (each side is past it and has
+        // committed what it owns there), and they hold a full page: the page ends before it.
+        scan.truncated = true;
+        page.next = { f: front.f, i: true, m: 0 };
+        full = true;
+        continue;
+      }
     }
     if (!mine) {
       lastWalked = file.walkPath;

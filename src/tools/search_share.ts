@@ -7,9 +7,11 @@
  * searches only the directories it claimed, so no file's bytes cross a
  * thread. Besides the claims: whether the helper joined, the files and
  * bytes both read (one file cap and one byte cap for the call), the files
- * both searched (progress), and where each thread stopped early, so the
- * other stops once it passes that point (nothing after it can be on the
- * page).
+ * both searched (progress), each thread's front (how far it has committed
+ * its results, and how many, so a thread past the other's front can tell
+ * when the two together fill the page before it: ADR-084), and where each
+ * thread stopped early, so the other stops once it passes that point
+ * (nothing after it can be on the page).
  *
  * Walk order (the walker's: a directory's files by name, then its
  * subdirectories by name, depth first) is a total order on paths, so the
@@ -43,7 +45,10 @@ const END_KIND = 2; // + side - 1: 0 none, 1 published
 const END_I = 4; // + side - 1
 const END_M = 6; // + side - 1
 const END_LEN = 8; // + side - 1
-const HEADER_WORDS = 16;
+const FRONT_SEQ = 16; // + side - 1: odd while the front is being written
+const FRONT_COUNT = 18; // + side - 1
+const FRONT_LEN = 20; // + side - 1
+const HEADER_WORDS = 24;
 
 const OPEN = 0, JOINED = 1, CLOSED = 2;
 
@@ -51,8 +56,8 @@ const HEADER_BYTES = HEADER_WORDS * 4;
 const BYTES_AT = HEADER_BYTES; // one BigInt64: bytes read by both
 const KEYS_AT = BYTES_AT + 8; // SLOTS BigInt64 keys
 const OWNERS_AT = KEYS_AT + SLOTS * 8; // SLOTS Int32 owners
-const PATHS_AT = OWNERS_AT + SLOTS * 4; // 2 × MAX_PATH Uint16: the published end paths
-const SIZE = PATHS_AT + 2 * MAX_PATH * 2;
+const PATHS_AT = OWNERS_AT + SLOTS * 4; // 4 × MAX_PATH Uint16: the published ends, then fronts
+const SIZE = PATHS_AT + 4 * MAX_PATH * 2;
 
 /** The shared memory of one two-thread search. */
 export class SearchShare {
@@ -73,7 +78,7 @@ export class SearchShare {
     this.#bytes = new BigInt64Array(buffer, BYTES_AT, 1);
     this.#keys = new BigInt64Array(buffer, KEYS_AT, SLOTS);
     this.#owners = new Int32Array(buffer, OWNERS_AT, SLOTS);
-    this.#paths = new Uint16Array(buffer, PATHS_AT, 2 * MAX_PATH);
+    this.#paths = new Uint16Array(buffer, PATHS_AT, 4 * MAX_PATH);
   }
 
   /** The helper, at its start: true when it may work (the primary has not finished first). */
@@ -139,6 +144,49 @@ export class SearchShare {
     Atomics.store(this.#words, END_M + i, position.m);
     Atomics.store(this.#words, END_KIND + i, 1);
     return true;
+  }
+
+  /**
+   * Publishes `side`'s front (ADR-084): it has committed every result of the directories it
+   * owns before the file `f` in walk order, `count` results in all (matches in content mode,
+   * files otherwise), and none after `f`. A front stays true once published, so a reader that
+   * sees an older one only decides later. A path too long for the slot is not published.
+   */
+  publishFront(side: Side, f: string, count: number): void {
+    if (f.length > MAX_PATH) return;
+    const i = side - 1;
+    Atomics.add(this.#words, FRONT_SEQ + i, 1); // odd: being written
+    const at = (2 + i) * MAX_PATH;
+    // Atomic stores and loads of each unit (not plain ones): in one total order with the
+    // sequence word, so a reader that saw any unit of a newer front also sees its odd sequence.
+    for (let k = 0; k < f.length; k++) Atomics.store(this.#paths, at + k, f.charCodeAt(k));
+    Atomics.store(this.#words, FRONT_LEN + i, f.length);
+    Atomics.store(this.#words, FRONT_COUNT + i, count);
+    Atomics.add(this.#words, FRONT_SEQ + i, 1); // even: whole
+  }
+
+  /** The count of `side`'s latest front (0 before any): a cheap test before reading its path. */
+  frontCount(side: Side): number {
+    return Atomics.load(this.#words, FRONT_COUNT + side - 1);
+  }
+
+  /** `side`'s latest front, or undefined when none is published or it is being written. */
+  frontOf(side: Side): { f: string; count: number } | undefined {
+    const i = side - 1;
+    const seq = Atomics.load(this.#words, FRONT_SEQ + i);
+    if (seq === 0 || (seq & 1) === 1) return undefined;
+    const length = Atomics.load(this.#words, FRONT_LEN + i);
+    const count = Atomics.load(this.#words, FRONT_COUNT + i);
+    const at = (2 + i) * MAX_PATH;
+    const units = new Array<number>(length);
+    for (let k = 0; k < length; k++) units[k] = Atomics.load(this.#paths, at + k);
+    let f = "";
+    for (let k = 0; k < length; k += 1024) {
+      f += String.fromCharCode(...units.slice(k, k + 1024));
+    }
+    // Written meanwhile: the copy may mix two fronts, so it says nothing.
+    if (Atomics.load(this.#words, FRONT_SEQ + i) !== seq) return undefined;
+    return { f, count };
   }
 
   /** Where `side` stopped early, once it published it. */

@@ -134,6 +134,42 @@ Deno.test("search_code on two threads: the same results as one thread and as rip
   }
 });
 
+Deno.test("search_code on two threads: a page that the two halves fill together ends there, not where each half would fill a page alone (ADR-084)", async () => {
+  await using ws = await makeWorkspace();
+  makeTree(ws.root);
+  using server = startServer(ws.root, ENV);
+  await ready(server);
+  const ctx = directContext(ws.root, ENV);
+  // About 2.4 matches a file: one thread reaches 5,000 after some 2,000 files, past the point
+  // (512 files) where it asks for help. Each half holds about half of the page's matches, so
+  // a half that waited for a page of its own would search about twice as far, and the two
+  // together about twice the files one thread needs (measured before ADR-084: 1.27–1.93×;
+  // after: at most 1.02×, a directory or two that were in flight).
+  const args = { pattern: "needle", max_results: 5_000 };
+  const one = (await callDirect(ctx, "search_code", args) as { structuredContent: Structured })
+    .structuredContent;
+  const alone = one.files_scanned;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const lentBefore = server.sandbox.lentWorkers;
+    const two = await server.dispatcher.call("search_code", args);
+    const s = two.structuredContent as Structured;
+    assert.ok(!two.isError && s, JSON.stringify(two).slice(0, 400));
+    assert.deepEqual(
+      s.files.map((f) => `${f.path}:${f.matches?.length}`),
+      one.files.map((f) => `${f.path}:${f.matches?.length}`),
+      "two threads and one disagree on the first page",
+    );
+    assert.equal(s.next_cursor !== undefined, true);
+    if (server.sandbox.lentWorkers === lentBefore) continue; // the pool was busy: one thread
+    assert.ok(
+      s.files_scanned < alone * 1.25,
+      `two threads searched ${s.files_scanned} files for a page one thread fills after ${alone}`,
+    );
+    return;
+  }
+  assert.fail("the search never got a second thread");
+});
+
 Deno.test("search_code on two threads: the time budget stops both, with a partial success and a cursor, and no worker is abandoned", async () => {
   await using ws = await makeWorkspace();
   makeTree(ws.root, 2000);

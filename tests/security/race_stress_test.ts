@@ -177,11 +177,12 @@ Deno.test({
   ignore: !linux,
   async fn() {
     await using ws = await makeWorkspace({
-      "mmm/deep/sub/inside.txt": "INSIDE\n",
-      "mmm/deep/swap": { symlink: "../../../outside" },
+      "mmm/deep/er/sub/inside.txt": "INSIDE\n",
+      "mmm/deep/er/swap": { symlink: "../../../../outside" },
     });
     // Enough files before and around the swapped directory that the walk asks for help and
-    // both threads are at work when they reach it (`mmm/deep` is a subtree either may claim).
+    // both threads are at work when they reach it (`mmm/deep/er` is a subtree either may claim,
+    // three levels down since ADR-084).
     for (const top of ["aaa", "mmm", "zzz"]) {
       for (let a = 0; a < 12; a++) {
         for (let b = 0; b < 6; b++) {
@@ -203,8 +204,8 @@ Deno.test({
     await using swapper = await startSwapper(
       ws,
       STRESS_MS + 10_000,
-      ws.path("mmm/deep/sub"),
-      ws.path("mmm/deep/swap"),
+      ws.path("mmm/deep/er/sub"),
+      ws.path("mmm/deep/er/swap"),
     );
     const end = Date.now() + STRESS_MS;
     let calls = 0, leaks = 0;

@@ -90,3 +90,58 @@ Deno.test("SearchShare: the first side to claim a directory owns it for both; a 
     "published twice",
   );
 });
+
+Deno.test("SearchShare: a front reads back exactly as the other side published it, the latest one, and never a mix of two (ADR-084)", async () => {
+  const share = new SearchShare();
+  const view = new SearchShare(share.buffer);
+  assert.equal(view.frontOf(HELPER), undefined, "a front before any was published");
+  assert.equal(view.frontCount(HELPER), 0);
+  share.publishFront(HELPER, "arch/arm/boot/dts/a.dts", 7);
+  assert.deepEqual(view.frontOf(HELPER), { f: "arch/arm/boot/dts/a.dts", count: 7 });
+  assert.equal(view.frontOf(PRIMARY), undefined, "one side's front is not the other's");
+  share.publishFront(HELPER, "b", 9);
+  assert.deepEqual(view.frontOf(HELPER), { f: "b", count: 9 }, "a shorter, later front");
+  // A path too long for the slot is not published: the older front, still true, stays.
+  share.publishFront(HELPER, "x/".repeat(3000), 11);
+  assert.deepEqual(view.frontOf(HELPER), { f: "b", count: 9 });
+
+  // Attack on the copy: a worker rewrites the front in a loop while this thread reads it. Each
+  // front it writes pairs a path with its own count; a read that mixed two writes would pair a
+  // path with another's count, or splice two paths.
+  const code = `self.onmessage = async (e) => {
+    const { SearchShare } = await import(${
+    JSON.stringify(new URL("../../src/tools/search_share.ts", import.meta.url).href)
+  });
+    const share = new SearchShare(e.data);
+    const stop = new Int32Array(new SharedArrayBuffer(4));
+    postMessage(stop.buffer);
+    for (let n = 0; Atomics.load(stop, 0) === 0; n++) {
+      const name = String(n).repeat(1 + (n % 40));
+      share.publishFront(2, "dir/" + name, n);
+    }
+    postMessage("stopped");
+  };`;
+  const worker = new Worker(`data:application/javascript,${encodeURIComponent(code)}`, {
+    type: "module",
+  });
+  const fresh = new SearchShare();
+  const reader = new SearchShare(fresh.buffer);
+  const stopBuffer = await new Promise<SharedArrayBuffer>((resolve) => {
+    worker.onmessage = (e) => resolve(e.data as SharedArrayBuffer);
+    worker.postMessage(fresh.buffer);
+  });
+  let seen = 0;
+  const until = Date.now() + 300;
+  while (Date.now() < until) {
+    const front = reader.frontOf(HELPER);
+    if (front === undefined) continue;
+    const n = front.count;
+    assert.equal(front.f, "dir/" + String(n).repeat(1 + (n % 40)), `front ${n} read mixed`);
+    seen++;
+  }
+  const stopped = new Promise((resolve) => (worker.onmessage = resolve));
+  Atomics.store(new Int32Array(stopBuffer), 0, 1);
+  await stopped;
+  worker.terminate();
+  assert.ok(seen > 0, "no front was read whole while the worker wrote");
+});

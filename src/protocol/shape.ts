@@ -11,7 +11,7 @@
  */
 
 import type { CallToolResult } from "@modelcontextprotocol/server";
-import { nonceAbsentFrom } from "../content/fence.ts";
+import { containsFolded, newNonce } from "../content/fence.ts";
 import { type PipelineOptions, shapeToolResult } from "../content/pipeline.ts";
 import { refusal } from "../contract/refusal.ts";
 import type { RawToolResult } from "../contract/result.ts";
@@ -91,12 +91,51 @@ export function templateOf(
   const { content: _, ...rest } = shaped;
   if (JSON.stringify(rest).includes(nonce)) return undefined;
   // The text block stays in its place (`refenced` overwrites it), so keys keep their order.
-  return { result: { ...shaped, content: [] }, segments, redactSecrets };
+  return {
+    result: { ...shaped, content: [] },
+    segments,
+    redactSecrets,
+    hexRuns: hexRunsOf(segments),
+  };
 }
 
-/** A kept shaping with a fresh nonce in every fence marker. */
-export function refenced(template: ShapedTemplate): CallToolResult {
-  const nonce = nonceAbsentFrom(template.segments);
+/** What `newNonce` draws: 32 lowercase hex digits (the runs below are at least that long). */
+const NONCE_SHAPE = /^[0-9a-f]{32}$/;
+const HEX_RUN = /[0-9a-f]{32,}/gi;
+
+/**
+ * Every maximal run of at least a nonce's length of ASCII hex digits (either case) in
+ * `texts`, lowercased. A nonce of 32 lowercase hex digits occurs in `t.toLowerCase()`
+ * exactly when it occurs in one of these: no character outside ASCII lowercases to text
+ * holding a hex digit (ADR-088, a test checks every code point), so an occurrence lies
+ * within one run of ASCII hex digits, and a run shorter than the nonce holds none.
+ */
+export function hexRunsOf(texts: readonly string[]): string[] {
+  const runs: string[] = [];
+  for (const text of texts) {
+    for (const match of text.matchAll(HEX_RUN)) runs.push(match[0].toLowerCase());
+  }
+  return runs;
+}
+
+/**
+ * A kept shaping with a fresh nonce in every fence marker, drawn again while it occurs in
+ * the kept text (case-insensitively), as the pipeline draws it. The check reads the kept
+ * hex runs, not the whole text: for most files there are none (ADR-081's amendment). A
+ * nonce of another shape (a replaced `draw`) is checked against the text itself.
+ */
+export function refenced(
+  template: ShapedTemplate,
+  draw: () => string = newNonce,
+): CallToolResult {
+  let nonce: string;
+  for (;;) {
+    nonce = draw();
+    const found = NONCE_SHAPE.test(nonce)
+      ? template.hexRuns.some((run) => run.includes(nonce))
+      : template.segments.some((text) => containsFolded(text, nonce));
+    if (!found) break;
+  }
   return {
     ...template.result,
     content: [{ type: "text", text: template.segments.join(nonce) }],

@@ -29,6 +29,11 @@ export interface ShapedTemplate {
   readonly segments: readonly string[];
   /** The pipeline option it was shaped with. */
   readonly redactSecrets: boolean;
+  /**
+   * Every maximal run of hex digits in `segments` at least a nonce long, lowercased
+   * (`hexRunsOf`): all a fresh nonce must be checked against (ADR-081's amendment).
+   */
+  readonly hexRuns: readonly string[];
 }
 
 interface Entry {
@@ -194,5 +199,6 @@ function rawChars(raw: RawToolResult): number {
 function templateBytes(shaped: ShapedTemplate): number {
   let n = 0;
   for (const segment of shaped.segments) n += segment.length;
+  for (const run of shaped.hexRuns) n += run.length;
   return charBytes(n + JSON.stringify(shaped.result).length);
 }

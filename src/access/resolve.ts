@@ -190,9 +190,23 @@ export function resolveInWorkspace(policy: ContainmentPolicy, userPath: string):
   return { absolute: current, relative, info, ancestors, pinnedAt };
 }
 
-/** `absolute` (the root or a place under it) as a `/`-separated workspace-relative path. */
-function relativeOf(root: string, absolute: string): string {
-  return absolute === root ? "" : relativePath(root, absolute).split(sep).join("/");
+/**
+ * `absolute` (the root or a place under it) as a `/`-separated workspace-relative path.
+ * A path the walk built (the root, a separator, then names none of which is empty, `.` or
+ * `..`) is the rest after the root as it is: `path.relative`, which normalises both sides,
+ * would answer the same at several times the cost, and it ran once per component and once
+ * at the end of every resolution. Anything else takes `path.relative`.
+ */
+export function relativeOf(root: string, absolute: string): string {
+  if (absolute === root) return "";
+  const prefix = root.endsWith(sep) ? root : root + sep;
+  if (absolute.startsWith(prefix)) {
+    const names = absolute.slice(prefix.length).split(sep);
+    if (names.every((name) => name !== "" && name !== "." && name !== "..")) {
+      return names.join("/");
+    }
+  }
+  return relativePath(root, absolute).split(sep).join("/");
 }
 
 /**

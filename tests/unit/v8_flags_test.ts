@@ -5,8 +5,8 @@ const REGEXP_FLAGS = [
   "--enable-experimental-regexp-engine-on-excessive-backtracks",
   "--enable-experimental-regexp-engine",
 ];
-/** A 2 MiB young generation for every isolate: a full scan's peak RSS (ADR-076). */
-const MEMORY_FLAGS = ["--max-semi-space-size=2"];
+/** A 4 MiB young generation for every isolate: a full scan's peak RSS under 200 MB, the HTTP main thread's GC (ADR-076, ADR-089). */
+const MEMORY_FLAGS = ["--max-semi-space-size=4"];
 
 Deno.test("V8 flags: the devserver task defines exactly the regexp-engine flags and the young-generation size, once", () => {
   const flags = devserverRunFlags().filter((f) => f.startsWith("--v8-flags="));

@@ -413,29 +413,30 @@ export class IgnoreFileInDirectory {
     // latest of its kind, and none is tried once it could no longer beat the best so far.
     const names = this.#namePatterns;
     if (names.length > 0 && (this.#anyName === undefined || this.#anyName.test(name))) {
-      for (let i = names.length - 1; i >= 0; i--) {
-        const { re, rule } = names[i];
-        if (best !== undefined && rule.index < best.index) break;
-        if ((!rule.dirOnly || isDir) && re.test(name)) {
-          best = rule;
-          break;
-        }
-      }
+      best = latestPattern(names, name, isDir, best);
     }
     const paths = this.#paths;
-    if (paths.length > 0) {
-      const path = this.#prefix + name;
-      for (let i = paths.length - 1; i >= 0; i--) {
-        const { re, rule } = paths[i];
-        if (best !== undefined && rule.index < best.index) break;
-        if ((!rule.dirOnly || isDir) && re.test(path)) {
-          best = rule;
-          break;
-        }
-      }
-    }
+    if (paths.length > 0) best = latestPattern(paths, this.#prefix + name, isDir, best);
     return best?.match;
   }
+}
+
+/**
+ * The latest rule of `patterns` (in rule order) whose expression matches `subject`, tried
+ * from the last back, or `best` when none that could still beat it does.
+ */
+function latestPattern(
+  patterns: readonly { re: RegExp; rule: CompiledRule }[],
+  subject: string,
+  isDir: boolean,
+  best: CompiledRule | undefined,
+): CompiledRule | undefined {
+  for (let i = patterns.length - 1; i >= 0; i--) {
+    const { re, rule } = patterns[i];
+    if (best !== undefined && rule.index < best.index) break;
+    if ((!rule.dirOnly || isDir) && re.test(subject)) return rule;
+  }
+  return best;
 }
 
 /** From the last dot of `name` to its end (`.c`), or `""` when it has no dot: the key of `*.ext` rules. */

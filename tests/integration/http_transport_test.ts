@@ -63,6 +63,45 @@ async function rig(
   };
 }
 
+/**
+ * A rig with one call place and `maxQueuedCalls` waiting behind it, over the hang worker,
+ * that records the paths of the calls that reach the dispatcher, in order. `send` posts a
+ * `read_file` of `path` (`progress` holds its place for 500 ms); `holding` resolves once
+ * the first call has reached the dispatcher.
+ */
+async function queueRig(maxQueuedCalls: number): Promise<
+  Rig & {
+    readonly ran: string[];
+    send(id: number, path: string, signal?: AbortSignal): Promise<Response>;
+    holding(): Promise<void>;
+  }
+> {
+  // A queued call may wait up to the request timeout: longer than the holder's 500 ms and a
+  // slow first worker start on a loaded machine.
+  const r = await rig(
+    { maxConcurrentCalls: 1, maxQueuedCalls, requestTimeoutMs: 20_000 },
+    new URL("../security/fixtures/hang_worker.ts", import.meta.url),
+  );
+  const call = r.server.dispatcher.call.bind(r.server.dispatcher);
+  const ran: string[] = [];
+  r.server.dispatcher.call = (name, args, options) => {
+    ran.push(String((args as { path?: unknown }).path));
+    return call(name, args, options);
+  };
+  return Object.assign(r, {
+    ran,
+    send(id: number, path: string, signal?: AbortSignal) {
+      const request = toolCall(URL_MCP, id, "read_file", { path }, {
+        headers: { Host: "localhost" },
+      });
+      return r.handler.fetch(signal ? new Request(request, { signal }) : request);
+    },
+    async holding() {
+      while (ran.length === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+    },
+  });
+}
+
 /** Asserts a JSON-RPC error answer and returns its body; checks it leaks nothing. */
 async function expectError(
   response: Response,
@@ -514,27 +553,11 @@ Deno.test("http: a client that cancels an SSE answer aborts its call (the signal
 });
 
 Deno.test("attack: calls beyond the cap and its queue over HTTP — queued calls run in arrival order, the one beyond the queue is 503 at once, a queued call whose client left never runs", async () => {
-  await using r = await rig(
-    // A queued call may wait up to the request timeout: longer than the holder's 500 ms and a
-    // slow first worker start on a loaded machine.
-    { maxConcurrentCalls: 1, maxQueuedCalls: 3, requestTimeoutMs: 20_000 },
-    new URL("../security/fixtures/hang_worker.ts", import.meta.url),
-  );
-  const call = r.server.dispatcher.call.bind(r.server.dispatcher);
-  const ran: string[] = [];
-  r.server.dispatcher.call = (name, args, options) => {
-    ran.push(String((args as { path?: unknown }).path));
-    return call(name, args, options);
-  };
-  const send = (id: number, path: string, signal?: AbortSignal) => {
-    const request = toolCall(URL_MCP, id, "read_file", { path }, {
-      headers: { Host: "localhost" },
-    });
-    return r.handler.fetch(signal ? new Request(request, { signal }) : request);
-  };
+  await using r = await queueRig(3);
+  const { ran, send } = r;
   // `progress` holds the only place for 500 ms in the hang worker.
   const holder = send(1, "progress");
-  while (ran.length === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+  await r.holding();
   const leaving = new AbortController();
   const queued = [send(2, "q-gone", leaving.signal), send(3, "q-first"), send(4, "q-second")];
   const started = performance.now();
@@ -562,22 +585,10 @@ Deno.test("attack: calls beyond the cap and its queue over HTTP — queued calls
 });
 
 Deno.test("http: at shutdown's deadline a queued call is abandoned before it runs (abortInFlight reaches the queue)", async () => {
-  await using r = await rig(
-    { maxConcurrentCalls: 1, maxQueuedCalls: 2, requestTimeoutMs: 20_000 },
-    new URL("../security/fixtures/hang_worker.ts", import.meta.url),
-  );
-  const call = r.server.dispatcher.call.bind(r.server.dispatcher);
-  const ran: string[] = [];
-  r.server.dispatcher.call = (name, args, options) => {
-    ran.push(String((args as { path?: unknown }).path));
-    return call(name, args, options);
-  };
-  const send = (id: number, path: string) =>
-    r.handler.fetch(
-      toolCall(URL_MCP, id, "read_file", { path }, { headers: { Host: "localhost" } }),
-    );
+  await using r = await queueRig(2);
+  const { ran, send } = r;
   const holder = send(1, "progress");
-  while (ran.length === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+  await r.holding();
   const queued = send(2, "q-never");
   while (r.handler.inFlight < 2) await new Promise((resolve) => setTimeout(resolve, 1));
   r.handler.stopAccepting();

@@ -33,9 +33,21 @@ export function nonceAbsentFrom(
   texts: readonly string[],
   draw: () => string = newNonce,
 ): string {
+  return drawNonce((nonce) => !texts.some((t) => containsFolded(t, nonce)), draw);
+}
+
+/**
+ * The first nonce `draw` gives that `absent` accepts: the one redraw loop behind
+ * {@linkcode nonceAbsentFrom} and a cached shaping's fresh fence (ADR-081), which
+ * checks absence its own, cheaper way.
+ */
+export function drawNonce(
+  absent: (nonce: string) => boolean,
+  draw: () => string = newNonce,
+): string {
   for (;;) {
     const nonce = draw();
-    if (!texts.some((t) => containsFolded(t, nonce))) return nonce;
+    if (absent(nonce)) return nonce;
   }
 }
 

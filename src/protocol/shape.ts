@@ -11,7 +11,7 @@
  */
 
 import type { CallToolResult } from "@modelcontextprotocol/server";
-import { containsFolded, newNonce } from "../content/fence.ts";
+import { containsFolded, drawNonce, newNonce } from "../content/fence.ts";
 import { type PipelineOptions, shapeToolResult } from "../content/pipeline.ts";
 import { refusal } from "../contract/refusal.ts";
 import type { RawToolResult } from "../contract/result.ts";
@@ -128,14 +128,13 @@ export function refenced(
   template: ShapedTemplate,
   draw: () => string = newNonce,
 ): CallToolResult {
-  let nonce: string;
-  for (;;) {
-    nonce = draw();
-    const found = NONCE_SHAPE.test(nonce)
-      ? template.hexRuns.some((run) => run.includes(nonce))
-      : template.segments.some((text) => containsFolded(text, nonce));
-    if (!found) break;
-  }
+  const nonce = drawNonce(
+    (nonce) =>
+      NONCE_SHAPE.test(nonce)
+        ? !template.hexRuns.some((run) => run.includes(nonce))
+        : !template.segments.some((text) => containsFolded(text, nonce)),
+    draw,
+  );
   return {
     ...template.result,
     content: [{ type: "text", text: template.segments.join(nonce) }],

@@ -21,8 +21,8 @@
 import { createMcpHandler, type McpServerFactory } from "@modelcontextprotocol/server";
 import { REFUSAL_META_KEY } from "../contract/envelope.ts";
 import { authRefusal, BearerCheck } from "./http_auth.ts";
-import { LATE, raceDeadline } from "./deadline.ts";
-import { BodyDeadlines, readBody } from "./http_body.ts";
+import { DeadlineSweep, LATE, raceDeadline } from "./deadline.ts";
+import { readBody } from "./http_body.ts";
 import { CallGate } from "./http_gate.ts";
 import { type HttpMetrics } from "./http_metrics.ts";
 import { checkHostAndOrigin, type OriginPolicy, originRefusal } from "./http_origin.ts";
@@ -133,7 +133,7 @@ export function createHttpHandler(options: HttpServeOptions): HttpHandler {
     ? undefined
     : new BearerCheck(options.bearerToken);
   const inFlight = new Set<AbortController>();
-  const deadlines = BodyDeadlines.forTimeout(options.requestTimeoutMs);
+  const deadlines = DeadlineSweep.forTimeout(options.requestTimeoutMs);
   const gate = new CallGate(options.maxConcurrentCalls, options.maxQueuedCalls ?? 0, deadlines);
 
   const serveMcp = async (

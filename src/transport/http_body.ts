@@ -5,13 +5,15 @@
  * or trickles its body, slowloris-style, is cut off). The bytes read are at
  * most the limit.
  *
- * The deadline is watched by one {@linkcode BodyDeadlines} per server (a
+ * The deadline is watched by one {@linkcode DeadlineSweep} per server (a
  * coarse sweep while bodies are pending), not by a timer per request, and a
  * small body is read in one chunk without releasing the reader's lock: both
  * cost more per request than the read itself (ADR-080).
  *
  * @module
  */
+
+import { DeadlineSweep } from "./deadline.ts";
 
 /** The outcome of reading a body. */
 export type BodyRead =
@@ -26,65 +28,6 @@ export interface BodyLimits {
   readonly timeoutMs: number;
 }
 
-interface Watched {
-  readonly at: number;
-  readonly late: () => void;
-}
-
-/**
- * Deadlines of bodies being read, checked every `tickMs` while any is
- * pending: a body is cut off between its deadline and one tick after it.
- * The sweep's timer runs only while something is watched (it stops at the
- * first tick that finds nothing), so it keeps a process alive no longer
- * than the reads and waits it watches, plus a tick.
- */
-export class BodyDeadlines {
-  readonly #pending = new Set<Watched>();
-  #timer: ReturnType<typeof setInterval> | undefined;
-
-  constructor(readonly tickMs: number) {}
-
-  /** A tick fit for `timeoutMs`: an eighth of it, between 5 and 250 ms. */
-  static forTimeout(timeoutMs: number): BodyDeadlines {
-    return new BodyDeadlines(Math.max(5, Math.min(250, Math.floor(timeoutMs / 8))));
-  }
-
-  /** Calls `late` once `timeoutMs` have passed, unless {@linkcode done} came first. */
-  watch(timeoutMs: number, late: () => void): Watched {
-    const watched = { at: performance.now() + timeoutMs, late };
-    this.#pending.add(watched);
-    if (this.#timer === undefined) {
-      this.#timer = setInterval(() => this.#sweep(), this.tickMs);
-    }
-    return watched;
-  }
-
-  /** The body arrived (or failed): its deadline no longer applies. */
-  done(watched: Watched): void {
-    this.#pending.delete(watched);
-  }
-
-  /** Bodies being watched now. */
-  get pending(): number {
-    return this.#pending.size;
-  }
-
-  #sweep(): void {
-    if (this.#pending.size === 0) {
-      clearInterval(this.#timer);
-      this.#timer = undefined;
-      return;
-    }
-    const now = performance.now();
-    for (const watched of this.#pending) {
-      if (watched.at <= now) {
-        this.#pending.delete(watched);
-        watched.late();
-      }
-    }
-  }
-}
-
 const EMPTY = { ok: true, bytes: new Uint8Array(0) } as const;
 
 /**
@@ -94,7 +37,7 @@ const EMPTY = { ok: true, bytes: new Uint8Array(0) } as const;
 export async function readBody(
   request: Request,
   limits: BodyLimits,
-  deadlines: BodyDeadlines = BodyDeadlines.forTimeout(limits.timeoutMs),
+  deadlines: DeadlineSweep = DeadlineSweep.forTimeout(limits.timeoutMs),
 ): Promise<BodyRead> {
   const declared = request.headers.get("content-length");
   if (declared !== null) {

@@ -12,7 +12,7 @@
  * @module
  */
 
-import { BodyDeadlines } from "./http_body.ts";
+import { DeadlineSweep } from "./deadline.ts";
 
 /** How a wait for a place ended. */
 export type Wait = "entered" | "timed_out" | "gone";
@@ -36,7 +36,7 @@ export class CallGate {
   constructor(
     readonly limit: number,
     readonly maxQueued = 0,
-    readonly deadlines: BodyDeadlines = new BodyDeadlines(5),
+    readonly deadlines: DeadlineSweep = new DeadlineSweep(5),
   ) {
     if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError("limit must be >= 1");
     if (!Number.isSafeInteger(maxQueued) || maxQueued < 0) {

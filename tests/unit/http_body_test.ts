@@ -6,7 +6,8 @@
  */
 
 import assert from "node:assert/strict";
-import { BodyDeadlines, readBody } from "../../src/transport/http_body.ts";
+import { DeadlineSweep } from "../../src/transport/deadline.ts";
+import { readBody } from "../../src/transport/http_body.ts";
 
 function post(body: BodyInit | null, headers: Record<string, string> = {}): Request {
   return new Request("http://localhost/mcp", { method: "POST", body, headers });
@@ -35,7 +36,7 @@ function trickle(everyMs: number): ReadableStream<Uint8Array> {
 }
 
 Deno.test("attack: slowloris bodies, stalled and trickling, 20 at once — each is 408 after its deadline, within a tick of it, and nothing stays watched", async () => {
-  const deadlines = new BodyDeadlines(20);
+  const deadlines = new DeadlineSweep(20);
   const limits = { maxBytes: 1024, timeoutMs: 150 };
   const started = performance.now();
   const reads = Array.from(
@@ -54,7 +55,7 @@ Deno.test("attack: slowloris bodies, stalled and trickling, 20 at once — each 
 });
 
 Deno.test("http body: a body that arrives in time is read whole, in one or many chunks, and unwatched", async () => {
-  const deadlines = new BodyDeadlines(20);
+  const deadlines = new DeadlineSweep(20);
   const limits = { maxBytes: 1024, timeoutMs: 5000 };
   const one = await readBody(post('{"a":1}'), limits, deadlines);
   assert.ok(one.ok);
@@ -81,7 +82,7 @@ Deno.test("http body: a body that arrives in time is read whole, in one or many 
 });
 
 Deno.test("attack: an endless body without Content-Length is cut at the size limit, an oversized declared one refused unread", async () => {
-  const deadlines = new BodyDeadlines(20);
+  const deadlines = new DeadlineSweep(20);
   const limits = { maxBytes: 4096, timeoutMs: 5000 };
   let sent = 0;
   const endless = new ReadableStream<Uint8Array>({

@@ -178,12 +178,9 @@ export class SearchShare {
     const length = Atomics.load(this.#words, FRONT_LEN + i);
     const count = Atomics.load(this.#words, FRONT_COUNT + i);
     const at = (2 + i) * MAX_PATH;
-    const units = new Array<number>(length);
+    const units = new Uint16Array(length);
     for (let k = 0; k < length; k++) units[k] = Atomics.load(this.#paths, at + k);
-    let f = "";
-    for (let k = 0; k < length; k += 1024) {
-      f += String.fromCharCode(...units.slice(k, k + 1024));
-    }
+    const f = stringOfUnits(units);
     // Written meanwhile: the copy may mix two fronts, so it says nothing.
     if (Atomics.load(this.#words, FRONT_SEQ + i) !== seq) return undefined;
     return { f, count };
@@ -196,12 +193,7 @@ export class SearchShare {
     const i = side - 1;
     if (Atomics.load(this.#words, END_KIND + i) === 0) return undefined;
     const length = Atomics.load(this.#words, END_LEN + i);
-    let f = "";
-    for (let at = 0; at < length; at += 1024) {
-      f += String.fromCharCode(
-        ...this.#paths.subarray(i * MAX_PATH + at, i * MAX_PATH + Math.min(length, at + 1024)),
-      );
-    }
+    const f = stringOfUnits(this.#paths.subarray(i * MAX_PATH, i * MAX_PATH + length));
     const end = {
       f,
       i: Atomics.load(this.#words, END_I + i) === 1,
@@ -251,4 +243,13 @@ function hash64(s: string): bigint {
   }
   const key = (BigInt(h1 >>> 0) << 32n) | BigInt(h2 >>> 0);
   return key === 0n ? 1n : BigInt.asIntN(64, key);
+}
+
+/** The string of UTF-16 `units` (a published path), decoded in chunks a spread can take. */
+function stringOfUnits(units: Uint16Array): string {
+  let f = "";
+  for (let k = 0; k < units.length; k += 1024) {
+    f += String.fromCharCode(...units.subarray(k, k + 1024));
+  }
+  return f;
 }

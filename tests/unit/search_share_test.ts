@@ -104,6 +104,13 @@ Deno.test("SearchShare: a front reads back exactly as the other side published i
   // A path too long for the slot is not published: the older front, still true, stays.
   share.publishFront(HELPER, "x/".repeat(3000), 11);
   assert.deepEqual(view.frontOf(HELPER), { f: "b", count: 9 });
+  // A path longer than one decoding chunk (1,024 units) but within the slot comes back whole,
+  // its non-ASCII units too, for a front and for an end alike.
+  const long = "é/".repeat(700) + "z.txt";
+  share.publishFront(HELPER, long, 12);
+  assert.deepEqual(view.frontOf(HELPER), { f: long, count: 12 });
+  assert.ok(share.publishEnd(PRIMARY, { f: long, i: true, m: 3 }));
+  assert.deepEqual(view.endOf(PRIMARY), { f: long, i: true, m: 3 });
 
   // Attack on the copy: a worker rewrites the front in a loop while this thread reads it. Each
   // front it writes pairs a path with its own count; a read that mixed two writes would pair a

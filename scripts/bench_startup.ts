@@ -14,7 +14,7 @@
  * right after start waits); per-call latency of that call over the live
  * connection; the resident set after the calls.
  *
- * Usage: deno task bench [--runs N]
+ * Usage: deno task bench:startup [--runs N] (also the second step of `deno task bench`)
  *
  * @module
  */

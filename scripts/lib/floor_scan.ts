@@ -1,0 +1,84 @@
+/**
+ * `bench:floor`'s least possible literal scan: worker threads that take the
+ * listed files in chunks and open, read and close each (`io`), or also
+ * decode it and count the lines holding the needle (`scan`), under the tool
+ * worker's grant or every permission. See `floor_scan_worker.ts`.
+ *
+ * @module
+ */
+
+import { toolWorkerPermissions } from "../../src/isolation/permissions.ts";
+import { cpuNow } from "./stats.ts";
+import type { FloorJob, FloorReport } from "./floor_scan_worker.ts";
+
+/** Whose grant the threads hold: the tool worker's (read scoped to `root`) or every permission. */
+export type FloorGrant = "tool worker" | "every permission";
+
+/** One scan's wall and CPU time (ms, this process, every thread) and the threads' sums. */
+export interface FloorRun {
+  ms: number;
+  cpuMs: number;
+  report: FloorReport;
+}
+
+/**
+ * Scans `files` (absolute paths under `root`) with `threads` workers. The
+ * clock starts once every worker has loaded; files that cannot be opened
+ * (gone, or outside the grant) are not counted in `report.files`.
+ */
+export async function floorScan(
+  files: string[],
+  options: {
+    root: string;
+    grant: FloorGrant;
+    mode: FloorJob["mode"];
+    needle: string;
+    threads: number;
+  },
+): Promise<FloorRun> {
+  const counter = new SharedArrayBuffer(4);
+  const workers = Array.from(
+    { length: options.threads },
+    () =>
+      new Worker(new URL("./floor_scan_worker.ts", import.meta.url), {
+        type: "module",
+        deno: {
+          permissions: options.grant === "tool worker"
+            ? toolWorkerPermissions(options.root)
+            : "inherit",
+        },
+      }),
+  );
+  try {
+    // Each worker answers "ready" once its module has loaded, so loading is not timed.
+    await Promise.all(workers.map((worker) => nextMessage(worker)));
+    const cpu0 = cpuNow();
+    const t0 = performance.now();
+    const job: FloorJob = { files, counter, needle: options.needle, mode: options.mode };
+    const reports = await Promise.all(workers.map((worker) => {
+      const answer = nextMessage(worker) as Promise<FloorReport>;
+      worker.postMessage(job);
+      return answer;
+    }));
+    const ms = performance.now() - t0;
+    const cpuMs = cpuNow() - cpu0;
+    const report = reports.reduce((a, b) => ({
+      files: a.files + b.files,
+      bytes: a.bytes + b.bytes,
+      lines: a.lines + b.lines,
+    }));
+    return { ms, cpuMs, report };
+  } finally {
+    for (const worker of workers) worker.terminate();
+  }
+}
+
+function nextMessage(worker: Worker): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    worker.onmessage = (event: MessageEvent) => resolve(event.data);
+    worker.onerror = (event) => {
+      event.preventDefault();
+      reject(new Error(`floor worker failed: ${event.message}`));
+    };
+  });
+}

@@ -4,7 +4,10 @@
  * buffer and closes it (`io`), and in `scan` mode also decodes it as latin1
  * and counts the lines holding the needle with `String.indexOf` — the read
  * path `search_code` uses (ADR-054), with nothing around it: no walk, no
- * ignore files, no policy, no results.
+ * ignore files, no policy, no results. In `walk` mode it lists instead
+ * every directory under the one path it is given with `Deno.readDirSync`
+ * (skipping `.git` and not following links): the least a walk costs, with no
+ * ignore file, policy or sort.
  *
  * @module
  */
@@ -19,10 +22,10 @@ export interface FloorJob {
   files: string[];
   counter: SharedArrayBuffer;
   needle: string;
-  mode: "io" | "scan";
+  mode: "io" | "scan" | "walk";
 }
 
-/** What a thread answers: files read, bytes read, lines holding the needle. */
+/** What a thread answers: files read (walk: entries listed), bytes read, lines holding the needle. */
 export interface FloorReport {
   files: number;
   bytes: number;
@@ -33,6 +36,10 @@ const CHUNK = 64;
 
 self.onmessage = (event: MessageEvent<FloorJob>) => {
   const { files, counter, needle, mode } = event.data;
+  if (mode === "walk") {
+    self.postMessage(walk(files[0]));
+    return;
+  }
   const next = new Int32Array(counter);
   const buffer = Buffer.allocUnsafe(512 * 1024 + 1);
   // Node's Buffer#latin1Slice, as src/access/walk.ts's latin1Text uses it (not in the types).
@@ -70,5 +77,18 @@ self.onmessage = (event: MessageEvent<FloorJob>) => {
   }
   self.postMessage(report);
 };
+
+function walk(root: string): FloorReport {
+  const report: FloorReport = { files: 0, bytes: 0, lines: 0 };
+  const stack = [root];
+  while (stack.length > 0) {
+    const dir = stack.pop()!;
+    for (const entry of Deno.readDirSync(dir)) {
+      report.files++;
+      if (entry.isDirectory && entry.name !== ".git") stack.push(`${dir}/${entry.name}`);
+    }
+  }
+  return report;
+}
 
 self.postMessage("ready");

@@ -79,3 +79,28 @@ Deno.test("bench:floor refuses arguments it cannot honour, with its usage", asyn
     assert.match(new TextDecoder().decode(out.stderr), /^bench:floor: /);
   }
 });
+
+Deno.test("bench:floor's walk lists every entry below the root once, skipping .git's inside and following no link", async () => {
+  const root = await Deno.makeTempDir({ prefix: "floor-walk-" });
+  const outside = await Deno.makeTempDir({ prefix: "floor-walk-outside-" });
+  try {
+    await Deno.mkdir(`${root}/a/b`, { recursive: true });
+    await Deno.mkdir(`${root}/.git/objects`, { recursive: true });
+    await Deno.writeTextFile(`${root}/a/b/one.c`, "");
+    await Deno.writeTextFile(`${root}/.git/objects/x`, "");
+    await Deno.writeTextFile(`${outside}/far.c`, "");
+    await Deno.symlink(outside, `${root}/link`);
+    const run = await floorScan([root], {
+      root,
+      grant: "tool worker",
+      mode: "walk",
+      needle: "Linus Torvalds",
+      threads: 1,
+    });
+    // a, a/b, a/b/one.c, .git, link: not .git's contents, not the link's target.
+    assert.equal(run.report.files, 5);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+    await Deno.remove(outside, { recursive: true });
+  }
+});

@@ -63,6 +63,16 @@ export interface WalkOptions {
    * (`search_code`, ADR-064). Default: every directory is entered.
    */
   readonly enter?: (walkPath: string) => boolean;
+  /**
+   * Asked once per directory listing, at its first regular file past the
+   * resume point and before that file's policy (with that file's path
+   * relative to the walk's start); false passes all the directory's files
+   * over, unasked of the policy, unyielded and uncounted, while its
+   * subdirectories are still walked. Two threads sharing one walk use it to
+   * leave the files of a directory the other side owns (ADR-094). Default:
+   * every file.
+   */
+  readonly files?: (firstFile: string) => boolean;
 }
 
 /** A file the walk reached. */
@@ -235,7 +245,7 @@ export class Walker {
       quiet: true,
       careful: false,
     }];
-    const { maxFiles = Infinity, stop, enter } = this.#options;
+    const { maxFiles = Infinity, stop, enter, files } = this.#options;
     const inclusive = this.#options.resumeAfter?.inclusive ?? false;
 
     while (pending.length > 0) {
@@ -285,6 +295,8 @@ export class Walker {
       const resumeHere = node.resume !== undefined && node.resume.length === 1;
       const subdirs: DirNode[] = [];
       let yielded = 0;
+      /** Whether this listing's files are this walk's (`files`, asked at the first one). */
+      let filesHere: boolean | undefined = files === undefined ? true : undefined;
       this.#batch = [];
       this.#readsHere = 0;
       this.#bytesHere = 0;
@@ -308,6 +320,10 @@ export class Walker {
           if (!isDir && !resumeHere) continue;
           if (!isDir && (inclusive ? name < resumeName : name <= resumeName)) continue;
           if (isDir && resumeName !== undefined && name < resumeName && !resumeHere) continue;
+        }
+        if (!isDir) {
+          filesHere ??= files!(walkPrefix + name);
+          if (!filesHere) continue;
         }
         const verdict = policy.verdict(name, isDir);
         if (!verdict.walk) {

@@ -29,6 +29,9 @@
  * resolves every component of the path (`readlink` each) before the open,
  * whatever the API, and with every permission it does not.
  *
+ * `BENCH_ONLY` (a comma-separated list of the measures' names) runs only
+ * those, without the open floor.
+ *
  * With `BENCH_BASELINE=DIR` (an older checkout of this repository, e.g.
  * `git worktree add /tmp/base <commit>` or `git archive <commit> | tar x -C
  * DIR`), the same measures of that tree's walker run interleaved with this
@@ -157,8 +160,11 @@ function threadCpu(): Map<string, number> {
   return cpu;
 }
 
-const MEASURES = ["walk", "walk+read", "first100", "first100 server", "scan server"] as const;
-type Measure = typeof MEASURES[number];
+const ALL_MEASURES = ["walk", "walk+read", "first100", "first100 server", "scan server"] as const;
+type Measure = typeof ALL_MEASURES[number];
+/** `BENCH_ONLY=first100 server,scan server` runs those measures alone (and not the open floor). */
+const ONLY = Deno.env.get("BENCH_ONLY")?.split(",").map((m) => m.trim());
+const MEASURES = ALL_MEASURES.filter((m) => ONLY === undefined || ONLY.includes(m));
 const samples = new Map<string, { wall: number[]; cpu: number[]; busiest: number[] }>();
 let files = 0;
 for (const s of subjects) files = s.walk(true); // warm the cache and the JIT
@@ -217,6 +223,11 @@ for (const measure of MEASURES) {
       } | ${median(wall).toFixed(0)} | ${perFile} |${ratio}`,
     );
   }
+}
+
+if (ONLY !== undefined) {
+  for (const s of subjects) s.close();
+  Deno.exit(0);
 }
 
 // The open floor (ADR-083): one worker per grant, every opening API, interleaved.

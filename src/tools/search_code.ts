@@ -551,7 +551,8 @@ class Page {
 /**
  * Walks the search's directory on one thread. Alone (`share` undefined) it searches every
  * file; with a share, only the directories this side claims first, passing the others' files
- * over unopened (ADR-064). `askForHelp` is called once, when the walk looks long.
+ * over unopened (ADR-064) and, since ADR-094, before their policy. `askForHelp` is called once,
+ * when the walk looks long.
  */
 function scanTree(
   p: Prepared,

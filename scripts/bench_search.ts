@@ -21,7 +21,14 @@
  * @module
  */
 
-import { childEnv, REPO_ROOT, rerunUnderDevserverV8Flags, serveArgs } from "./lib/program.ts";
+import {
+  childEnv,
+  devserverRunFlags,
+  MAIN_MODULE,
+  REPO_ROOT,
+  rerunUnderDevserverV8Flags,
+  serveArgs,
+} from "./lib/program.ts";
 import { cpuNow, median } from "./lib/stats.ts";
 
 const ROUNDS = Number(Deno.env.get("BENCH_ROUNDS") ?? "5");
@@ -461,4 +468,52 @@ console.log(
   } MB the server process (VmHWM, ${(serverRss.now / 1048576).toFixed(0)} MB at the end); ${
     (peakRss / 1048576).toFixed(0)
   } MB this process (one-thread runs in it)`,
+);
+
+/**
+ * Issue 6's memory target: the peak RSS of one `devserver call search_code` (stdio, a fresh
+ * process: the main thread, the supervisor and the tool workers) for the full literal scan, by
+ * GNU `time` (`%M`, KiB), when `/usr/bin/time` is there. Twice, since GC timing moves it by a few MB.
+ */
+function callPeakRss(): number | undefined {
+  try {
+    Deno.statSync("/usr/bin/time");
+  } catch {
+    return undefined;
+  }
+  const out = new Deno.Command("/usr/bin/time", {
+    args: [
+      "-f",
+      "%M",
+      Deno.execPath(),
+      "run",
+      ...devserverRunFlags(),
+      MAIN_MODULE,
+      "--cwd",
+      CORPUS,
+      "call",
+      "search_code",
+      JSON.stringify({ pattern: "Linus Torvalds", max_results: 10_000 }),
+    ],
+    cwd: CORPUS,
+    env: childEnv({
+      MCP_SANDBOX__TOOL_TIMEOUT_MS: "600000",
+      MCP_SERVER__MAX_RESULT_CHARS: "1000000",
+      MCP_SEARCH__MAX_RESULTS: "10000",
+    }),
+    clearEnv: true,
+    stdout: "null",
+    stderr: "piped",
+  }).outputSync();
+  const last = new TextDecoder().decode(out.stderr).trim().split("\n").pop() ?? "";
+  const kib = Number(last);
+  return out.success && Number.isFinite(kib) && kib > 0 ? kib : undefined;
+}
+const callRss = [callPeakRss(), callPeakRss()];
+console.log(
+  callRss.every((k) => k !== undefined)
+    ? `peak RSS of one full literal scan, devserver call (stdio, GNU time): ${
+      callRss.map((k) => `${(k! / 1000).toFixed(0)} MB (${(k! / 1024).toFixed(0)} MiB)`).join(", ")
+    } (target ≤ 200 MB)`
+    : "peak RSS of one full literal scan, devserver call (stdio): not measured (no /usr/bin/time, or the call failed)",
 );

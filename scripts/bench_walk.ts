@@ -14,7 +14,11 @@
  *   worker);
  * - `first100 server`: the same through the real server (sandbox workers;
  *   the CPU is the whole process's, workers included; also the busiest
- *   thread's CPU, the part of the call no second thread can share).
+ *   thread's CPU, the part of the call no second thread can share);
+ * - `scan server`: a literal full scan (`Linus Torvalds`, every page of
+ *   10,000) through the real server, both threads searching, with the CPU
+ *   counted the same way (what `bench:search`'s literal full scan costs,
+ *   here interleaved with the baseline's).
  *
  * Then the open floor (ADR-083): open, one read and close of every 16th file
  * of the tree in a worker with the tool worker's grant (`read` = the corpus,
@@ -24,6 +28,9 @@
  * (this process: the main thread only waits). With the grant, Deno 2.9.6
  * resolves every component of the path (`readlink` each) before the open,
  * whatever the API, and with every permission it does not.
+ *
+ * `BENCH_ONLY` (a comma-separated list of the measures' names) runs only
+ * those, without the open floor.
  *
  * With `BENCH_BASELINE=DIR` (an older checkout of this repository, e.g.
  * `git worktree add /tmp/base <commit>` or `git archive <commit> | tar x -C
@@ -57,6 +64,7 @@ interface Subject {
   walk(read: boolean): number;
   first100(): Promise<void>;
   first100Server(): Promise<void>;
+  scanServer(): Promise<void>;
   /** Every file of the tree, absolute paths in walk order. */
   files(): string[];
   close(): void;
@@ -65,7 +73,11 @@ interface Subject {
 async function load(root: string, label: string): Promise<Subject> {
   const walkModule = await import(`${root}/src/access/walk.ts`);
   const fixtures = await import(`${root}/tests/helpers/fixtures.ts`);
-  const env = { MCP_SANDBOX__TOOL_TIMEOUT_MS: "600000" };
+  const env = {
+    MCP_SANDBOX__TOOL_TIMEOUT_MS: "600000",
+    MCP_SERVER__MAX_RESULT_CHARS: "1000000",
+    MCP_SEARCH__MAX_RESULTS: "10000",
+  };
   const ctx = fixtures.directContext(CORPUS, env);
   const server = fixtures.startServer(CORPUS, env);
   await server.dispatcher.call("search_code", { pattern: "warm-up", path: "README" });
@@ -103,6 +115,21 @@ async function load(root: string, label: string): Promise<Subject> {
       const total = (result.structuredContent as { total_matches?: number }).total_matches;
       if (total !== 100) throw new Error(`${label}: first 100 through the server gave ${total}`);
     },
+    async scanServer(): Promise<void> {
+      let cursor: string | undefined;
+      let total = 0;
+      do {
+        const result = await server.dispatcher.call("search_code", {
+          pattern: "Linus Torvalds",
+          max_results: 10_000,
+          ...(cursor ? { cursor } : {}),
+        });
+        const s = result.structuredContent as { total_matches: number; next_cursor?: string };
+        total += s.total_matches;
+        cursor = s.next_cursor;
+      } while (cursor);
+      if (total === 0) throw new Error(`${label}: the full scan found nothing`);
+    },
     files(): string[] {
       const walker = new walkModule.Walker(
         ctx.workspace.walkPolicy,
@@ -133,8 +160,11 @@ function threadCpu(): Map<string, number> {
   return cpu;
 }
 
-const MEASURES = ["walk", "walk+read", "first100", "first100 server"] as const;
-type Measure = typeof MEASURES[number];
+const ALL_MEASURES = ["walk", "walk+read", "first100", "first100 server", "scan server"] as const;
+type Measure = typeof ALL_MEASURES[number];
+/** `BENCH_ONLY=first100 server,scan server` runs those measures alone (and not the open floor). */
+const ONLY = Deno.env.get("BENCH_ONLY")?.split(",").map((m) => m.trim());
+const MEASURES = ALL_MEASURES.filter((m) => ONLY === undefined || ONLY.includes(m));
 const samples = new Map<string, { wall: number[]; cpu: number[]; busiest: number[] }>();
 let files = 0;
 for (const s of subjects) files = s.walk(true); // warm the cache and the JIT
@@ -150,6 +180,7 @@ for (let r = 0; r < ROUNDS; r++) {
       for (let c = 0; c < calls; c++) {
         if (measure === "first100") await s.first100();
         else if (measure === "first100 server") await s.first100Server();
+        else if (measure === "scan server") await s.scanServer();
         else s.walk(measure === "walk+read");
       }
       const key = `${s.label}|${measure}`;
@@ -192,6 +223,11 @@ for (const measure of MEASURES) {
       } | ${median(wall).toFixed(0)} | ${perFile} |${ratio}`,
     );
   }
+}
+
+if (ONLY !== undefined) {
+  for (const s of subjects) s.close();
+  Deno.exit(0);
 }
 
 // The open floor (ADR-083): one worker per grant, every opening API, interleaved.

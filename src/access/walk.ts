@@ -63,6 +63,16 @@ export interface WalkOptions {
    * (`search_code`, ADR-064). Default: every directory is entered.
    */
   readonly enter?: (walkPath: string) => boolean;
+  /**
+   * Asked once per directory listing, at its first regular file past the
+   * resume point and before that file's policy (with that file's path
+   * relative to the walk's start); false passes all the directory's files
+   * over, unasked of the policy, unyielded and uncounted, while its
+   * subdirectories are still walked. Two threads sharing one walk use it to
+   * leave the files of a directory the other side owns (ADR-094). Default:
+   * every file.
+   */
+  readonly files?: (firstFile: string) => boolean;
 }
 
 /** A file the walk reached. */
@@ -146,6 +156,14 @@ interface DirNode {
   /** Read its files the careful way (`fstat` and a record each): its fast pass was not confirmed. */
   careful: boolean;
 }
+
+/** One directory entry as the walk uses it, read once from Deno's (ADR-095). */
+interface Entry {
+  readonly name: string;
+  readonly kind: number;
+}
+
+const FILE = 0, DIRECTORY = 1, SYMLINK = 2, OTHER = 3;
 
 interface ReadRecord {
   readonly absolute: string;
@@ -235,7 +253,7 @@ export class Walker {
       quiet: true,
       careful: false,
     }];
-    const { maxFiles = Infinity, stop, enter } = this.#options;
+    const { maxFiles = Infinity, stop, enter, files } = this.#options;
     const inclusive = this.#options.resumeAfter?.inclusive ?? false;
 
     while (pending.length > 0) {
@@ -244,7 +262,9 @@ export class Walker {
       const node = pending.pop()!;
       if (enter !== undefined && node.walkRelative !== "" && !enter(node.walkRelative)) continue;
       const since = Date.now() - QUIET_MS;
-      let entries: Deno.DirEntry[];
+      const entries: Entry[] = [];
+      // Only these names matter to the level: the ignore files and `.git`.
+      const names = new Set<string>();
       try {
         const info = Deno.lstatSync(node.absolute);
         if (!info.isDirectory) {
@@ -260,19 +280,22 @@ export class Walker {
         node.quiet = (node.parent?.quiet ?? true) && info.ctime !== null &&
           info.ctime.getTime() + 1000 <= since;
         this.#careful = node.careful || !node.quiet;
-        entries = Array.from(Deno.readDirSync(node.absolute));
+        // Each of Deno's entries is read once (ADR-095): they are dictionary-mode objects, and
+        // the sort and the loop below would otherwise look their properties up again and again.
+        for (const e of Deno.readDirSync(node.absolute)) {
+          const name = e.name;
+          entries.push({
+            name,
+            kind: e.isSymlink ? SYMLINK : e.isDirectory ? DIRECTORY : e.isFile ? FILE : OTHER,
+          });
+          // All of them start with a dot: most names are told apart by their first character.
+          if (name.charCodeAt(0) === 0x2e && IGNORE_LEVEL_NAMES.has(name)) names.add(name);
+        }
       } catch {
         this.stats.errors++;
         continue;
       }
       this.stats.directories++;
-      // Only these names matter to the level: the ignore files and `.git`.
-      const names = new Set<string>();
-      for (const entry of entries) {
-        const name = entry.name;
-        // All of them start with a dot: most names are told apart by their first character.
-        if (name.charCodeAt(0) === 0x2e && IGNORE_LEVEL_NAMES.has(name)) names.add(name);
-      }
       const { level, errors } = this.#policy.readLevel(node.absolute, node.relative, names);
       this.stats.errors += errors;
       const dirStack = node.stack.push(level);
@@ -285,6 +308,8 @@ export class Walker {
       const resumeHere = node.resume !== undefined && node.resume.length === 1;
       const subdirs: DirNode[] = [];
       let yielded = 0;
+      /** Whether this listing's files are this walk's (`files`, asked at the first one). */
+      let filesHere: boolean | undefined = files === undefined ? true : undefined;
       this.#batch = [];
       this.#readsHere = 0;
       this.#bytesHere = 0;
@@ -293,13 +318,14 @@ export class Walker {
       const absolutePrefix = node.absolute + "/";
       for (const entry of entries) {
         const name = entry.name;
-        if (entry.isSymlink) {
+        const kind = entry.kind;
+        if (kind === SYMLINK) {
           if (!this.#policy.denylist.deniesEntry(node.relative, name)) this.stats.symlinks++;
           else this.stats.denied++;
           continue;
         }
-        const isDir = entry.isDirectory;
-        if (!isDir && !entry.isFile) {
+        const isDir = kind === DIRECTORY;
+        if (kind === OTHER) {
           this.stats.special++;
           continue;
         }
@@ -308,6 +334,10 @@ export class Walker {
           if (!isDir && !resumeHere) continue;
           if (!isDir && (inclusive ? name < resumeName : name <= resumeName)) continue;
           if (isDir && resumeName !== undefined && name < resumeName && !resumeHere) continue;
+        }
+        if (!isDir) {
+          filesHere ??= files!(walkPrefix + name);
+          if (!filesHere) continue;
         }
         const verdict = policy.verdict(name, isDir);
         if (!verdict.walk) {

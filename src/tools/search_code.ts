@@ -551,7 +551,8 @@ class Page {
 /**
  * Walks the search's directory on one thread. Alone (`share` undefined) it searches every
  * file; with a share, only the directories this side claims first, passing the others' files
- * over unopened (ADR-064). `askForHelp` is called once, when the walk looks long.
+ * over unopened (ADR-064) and, since ADR-094, before their policy. `askForHelp` is called once,
+ * when the walk looks long.
  */
 function scanTree(
   p: Prepared,
@@ -569,11 +570,13 @@ function scanTree(
     maxFileBytes: ctx.limits.maxSearchFileBytes,
     stop: ctx.stop,
     ...(resume ? { resumeAfter: { path: resume.f, inclusive: resume.i } } : {}),
-    ...(share !== undefined ? { enter: (walkPath: string) => enter(walkPath) } : {}),
+    ...(share !== undefined
+      ? { enter: (walkPath: string) => enter(walkPath), files: (first: string) => filesOf(first) }
+      : {}),
   });
   /** Which directories this side enters: above the split depth all, at it those it claims. */
   const enter = (walkPath: string): boolean => {
-    if (leaving) return false;
+    if (leaving || full) return false;
     const depth = depthOf(walkPath) + 1;
     if (depth > SPLIT_DEPTH) return true;
     if (side === HELPER && ctx.recalled?.()) {
@@ -584,12 +587,49 @@ function scanTree(
     }
     return depth < SPLIT_DEPTH || share!.claim("t\0" + walkPath, side) === side;
   };
+  /**
+   * Whether the files of the directory whose first file is `first` are this side's, asked by
+   * the walker before their policy (ADR-094): below the split depth they are (the subtree was
+   * claimed whole), above it the first side to ask claims them; the other's are passed over
+   * unasked. Every directory with files also publishes this side's front and reads the other's
+   * end and front (ADR-084), the other's directories included, so leaving their files out
+   * delays no decision to stop.
+   */
+  const filesOf = (first: string): boolean => {
+    if (full) return false;
+    const theirs = share!.endOf(other);
+    if (theirs !== undefined && compareWalkOrder(first, theirs.f) > 0) {
+      // The other side stopped before here: nothing from here on can be on this page.
+      scan.truncated = true;
+      page.next = theirs;
+      full = true;
+      return false;
+    }
+    const mine = depthOf(first) >= SPLIT_DEPTH ||
+      share!.claim("f\0" + parentOf(first), side) === side;
+    // Everything this side owns before here is committed: say so, and see whether the two
+    // sides' results before the other's front already fill the page (ADR-084).
+    share!.publishFront(side, first, page.total);
+    const front = page.total + share!.frontCount(other) >= p.maxResults
+      ? share!.frontOf(other)
+      : undefined;
+    if (
+      front !== undefined &&
+      compareWalkOrder(front.f, first) <= 0 &&
+      page.committedBefore(front.f) + front.count >= p.maxResults
+    ) {
+      // Every directory before the other's front is searched (each side is past it and has
+      // committed what it owns there), and they hold a full page: the page ends before it.
+      scan.truncated = true;
+      page.next = { f: front.f, i: true, m: 0 };
+      full = true;
+      return false;
+    }
+    return mine;
+  };
   const other: Side = side === PRIMARY ? HELPER : PRIMARY;
   let full = false;
   let lastWalked: string | undefined;
-  /** Whether the directory being walked is this side's (decided at its first file). */
-  let mine = true;
-  let dirOpen = false;
   let reported = 0;
   let searched = 0;
   /** A helper the pool recalled: it enters nothing more and claims nothing more. */
@@ -597,7 +637,6 @@ function scanTree(
   for (const event of walker.walk()) {
     if (event.kind === "directory_done") {
       page.commit(event.confirmed, event.again);
-      dirOpen = false;
       if (full) break;
       continue;
     }
@@ -615,35 +654,6 @@ function scanTree(
         full = true;
         continue;
       }
-    }
-    if (share !== undefined && !dirOpen) {
-      dirOpen = true;
-      // Above the split depth both sides list every directory and claim its files; below it
-      // a thread is inside a subtree it claimed whole.
-      mine = depthOf(file.walkPath) >= SPLIT_DEPTH ||
-        share.claim("f\0" + parentOf(file.path), side) === side;
-      // Everything this side owns before here is committed: say so, and see whether the two
-      // sides' results before the other's front already fill the page (ADR-084).
-      share.publishFront(side, file.walkPath, page.total);
-      const front = page.total + share.frontCount(other) >= p.maxResults
-        ? share.frontOf(other)
-        : undefined;
-      if (
-        front !== undefined &&
-        compareWalkOrder(front.f, file.walkPath) <= 0 &&
-        page.committedBefore(front.f) + front.count >= p.maxResults
-      ) {
-        // Every directory before the other's front is searched (each side is past it and has
-        // committed what it owns there), and they hold a full page: the page ends before it.
-        scan.truncated = true;
-        page.next = { f: front.f, i: true, m: 0 };
-        full = true;
-        continue;
-      }
-    }
-    if (!mine) {
-      lastWalked = file.walkPath;
-      continue;
     }
     if (share !== undefined && share.countWalked() > ctx.limits.maxWalkFiles) {
       // The file cap counts both threads' files: this one was not searched; the next page

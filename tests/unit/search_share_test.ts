@@ -57,6 +57,39 @@ Deno.test("compareWalkOrder sorts paths exactly as the walker walks them (files 
   assert.ok(comparePositions({ f: "a/b.txt", i: true, m: 2 }, { f: "a/b.txt", i: true, m: 3 }) < 0);
 });
 
+Deno.test("the walker's files option passes a directory's files over before their policy, and only its files, subdirectories still walked (ADR-094)", async () => {
+  await using ws = await makeWorkspace({
+    "a/.env": "SECRET=1",
+    "a/x.txt": "x",
+    "a/b/y.txt": "x",
+    "c/z.txt": "x",
+    "top.txt": "x",
+  });
+  const ctx = directContext(ws.root);
+  const walk = (files?: (first: string) => boolean) => {
+    const walker = new Walker(ctx.workspace.walkPolicy, ws.root, ctx.workspace.resolve(""), {
+      ...(files ? { files } : {}),
+    });
+    const kept: string[] = [];
+    for (const e of walker.walk()) if (e.kind === "file") kept.push(e.walkPath);
+    return { kept, stats: walker.stats };
+  };
+  const all = walk();
+  assert.deepEqual(all.kept, ["top.txt", "a/x.txt", "a/b/y.txt", "c/z.txt"]);
+  assert.equal(all.stats.denied, 1, "the denylist must refuse a/.env when the files are asked");
+  const asked: string[] = [];
+  const some = walk((
+    first,
+  ) => (asked.push(first), !first.startsWith("a/") || first.includes("/b/")));
+  // a's files are passed over, its subdirectory is not; every other directory is kept whole.
+  assert.deepEqual(some.kept, ["top.txt", "a/b/y.txt", "c/z.txt"]);
+  // Asked once per directory with files, at its first file in walk order, before its policy:
+  // a/.env is what the denylist would refuse, and it was never asked of it.
+  assert.deepEqual(asked, ["top.txt", "a/.env", "a/b/y.txt", "c/z.txt"]);
+  assert.equal(some.stats.denied, 0);
+  assert.equal(some.stats.files, 3);
+});
+
 Deno.test("SearchShare: the first side to claim a directory owns it for both; a helper joins only while the primary is open", () => {
   const primary = new SearchShare();
   const helper = new SearchShare(primary.buffer);

@@ -30,16 +30,15 @@ import {
   serveArgs,
 } from "./lib/program.ts";
 import { cpuNow, median } from "./lib/stats.ts";
+import { CORPUS, prepareCorpus, rg, rgSelection } from "./lib/linux_corpus.ts";
 
 const ROUNDS = Number(Deno.env.get("BENCH_ROUNDS") ?? "5");
-const CORPUS = Deno.env.get("BENCH_LINUX_DIR") ?? "/tmp/bench/linux";
 /** Only the queries whose name contains one of these comma-separated words (default: all). */
 const ONLY = Deno.env.get("BENCH_QUERIES");
 
 await rerunUnderDevserverV8Flags(import.meta.url);
 
 const { DEFAULT_DENY_PATTERNS } = await import("../src/access/denylist.ts");
-const { DEFAULT_SKIPPED_DIRS } = await import("../src/access/walk_policy.ts");
 const { Walker } = await import("../src/access/walk.ts");
 const { callDirect, directContext } = await import("../tests/helpers/fixtures.ts");
 
@@ -141,71 +140,6 @@ class ServerProcess {
     await this.#writer.close().catch(() => {});
     await this.child.status;
   }
-}
-
-async function prepareCorpus(): Promise<void> {
-  try {
-    await Deno.stat(`${CORPUS}/.git`);
-    return;
-  } catch { /* make it */ }
-  console.error(`preparing ${CORPUS} from /usr/src/linux-source-6.1.tar.xz …`);
-  const parent = CORPUS.slice(0, CORPUS.lastIndexOf("/"));
-  await Deno.mkdir(parent, { recursive: true });
-  const run = async (cmd: string, args: string[], cwd: string) => {
-    const out = await new Deno.Command(cmd, { args, cwd }).output();
-    if (!out.success) throw new Error(`${cmd} ${args.join(" ")} failed`);
-  };
-  await run("tar", ["xf", "/usr/src/linux-source-6.1.tar.xz"], parent);
-  await Deno.rename(`${parent}/linux-source-6.1`, CORPUS);
-  const gitignore = await Deno.readTextFile(`${CORPUS}/.gitignore`);
-  await Deno.writeTextFile(
-    `${CORPUS}/.gitignore`,
-    gitignore.split("\n").filter((l) => l !== "/*").join("\n"),
-  );
-  await run("git", ["init", "-q"], CORPUS);
-}
-
-/** ripgrep's arguments for the same file selection as the tool's defaults. */
-function rgSelection(): string[] {
-  return [
-    "--no-config",
-    "--no-ignore-global",
-    "--max-filesize",
-    "512K",
-    "-g",
-    `!{${DEFAULT_SKIPPED_DIRS.join(",")}}/`,
-    ...DEFAULT_DENY_PATTERNS.flatMap((p) => ["--iglob", `!${p}`]),
-  ];
-}
-
-/** GNU time, when installed: ripgrep's CPU time (user + system), which load does not inflate. */
-const GNU_TIME = (() => {
-  try {
-    return Deno.statSync("/usr/bin/time").isFile ? "/usr/bin/time" : undefined;
-  } catch {
-    return undefined;
-  }
-})();
-
-async function rg(args: string[]): Promise<{ ms: number; cpuMs?: number; stdout: string }> {
-  const started = performance.now();
-  const out = GNU_TIME
-    ? await new Deno.Command(GNU_TIME, {
-      args: ["-f", "cpu %U %S", "rg", ...args],
-      cwd: CORPUS,
-      stdout: "piped",
-      stderr: "piped",
-    }).output()
-    : await new Deno.Command("rg", { args, cwd: CORPUS, stdout: "piped" }).output();
-  const ms = performance.now() - started;
-  const cpu = GNU_TIME
-    ? /cpu ([\d.]+) ([\d.]+)\s*$/.exec(new TextDecoder().decode(out.stderr))
-    : null;
-  return {
-    ms,
-    ...(cpu ? { cpuMs: (Number(cpu[1]) + Number(cpu[2])) * 1000 } : {}),
-    stdout: new TextDecoder().decode(out.stdout),
-  };
 }
 
 await prepareCorpus();

@@ -11,6 +11,9 @@
  *
  * Usage: deno task bench:http [--duration 30] [--rounds 6] [--connections 64] [--threads 2] [--json FILE]
  *        [--server-env NAME=VALUE]… (settings for the devserver instance, e.g. MCP_LOG__LEVEL=warn)
+ *        [--compare-env NAME=VALUE]… (a second devserver instance, the same settings plus these,
+ *        whose `read_file` small runs in the same alternating slices: an A/B of a setting, e.g.
+ *        MCP_HTTP__MAX_CONCURRENT_CALLS=32, with CPU per ok answer compared in the same run)
  *
  * @module
  */
@@ -37,6 +40,7 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "6" },
     json: { type: "string" },
     "server-env": { type: "string", multiple: true, default: [] },
+    "compare-env": { type: "string", multiple: true, default: [] },
   },
 });
 const DURATION_S = Number(values.duration);
@@ -392,6 +396,43 @@ export function secondHalfGrowth(rss: number[]): number {
   return rss[rss.length - 1] - rss[Math.floor(rss.length / 2)];
 }
 
+/** `NAME=VALUE` pairs as an environment. */
+function settingsOf(pairs: string[]): Record<string, string> {
+  return Object.fromEntries(
+    pairs.map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)]),
+  );
+}
+
+/** CPU seconds per ok answer (`cpu` of `f`'s run), in milliseconds. */
+export function msPerOk(cpuSeconds: number, f: LoadFigures): number {
+  return 1000 * cpuSeconds / (f.okPerSecond * f.requests / f.requestsPerSecond);
+}
+
+/**
+ * The A/B line: the compared instance against the default one, both against the echo of
+ * the same slices; CPU per ok answer of the main thread and of the process, and its ratio.
+ */
+export function compareLine(
+  read: LoadFigures,
+  other: LoadFigures,
+  base: LoadFigures,
+  env: Record<string, string>,
+): string {
+  const setting = Object.entries(env).map(([k, v]) => `${k}=${v}`).join(" ");
+  const pct = (f: LoadFigures) => (100 * f.okPerSecond / base.okPerSecond).toFixed(0);
+  const main = [
+    msPerOk(read.mainThreadCpuSeconds, read),
+    msPerOk(other.mainThreadCpuSeconds, other),
+  ];
+  const all = [msPerOk(read.cpuSeconds, read), msPerOk(other.cpuSeconds, other)];
+  return `${read.name} / with ${setting}: ${pct(read)}% / ${pct(other)}% of echo; ` +
+    `main thread ${main[0].toFixed(3)} / ${main[1].toFixed(3)} ms per ok answer ` +
+    `(${(main[1] / main[0]).toFixed(2)}×), process ${all[0].toFixed(3)} / ${all[1].toFixed(3)} ` +
+    `(${(all[1] / all[0]).toFixed(2)}×); p99 ${read.p99Ms.toFixed(1)} / ${
+      other.p99Ms.toFixed(1)
+    } ms`;
+}
+
 function describe(f: LoadFigures, baseline?: LoadFigures): string {
   const rss = f.rssMiB.filter(Number.isFinite);
   const first = rss[Math.min(1, rss.length - 1)] ?? NaN; // after a second of warm-up
@@ -441,7 +482,7 @@ if (import.meta.main) {
       console.log(describe(f, baseline));
       return f;
     };
-    // At most as many connections as calls the server runs at once (the rest would queue).
+    // The second connection count: as many as the sandbox queues for its tool workers (32).
     const admitted = Math.min(CONNECTIONS, TOOL_QUEUE_LIMIT);
     const echoCall = toolCall("echo", { text: "hi" });
     const readCall = toolCall("read_file", { path: "small.txt" });
@@ -449,12 +490,13 @@ if (import.meta.main) {
     // Both servers run through the whole bench; each devserver run follows its
     // baseline directly, so a change in the machine's load hits both alike.
     await using echo = await startEcho();
-    const serverEnv = Object.fromEntries(
-      values["server-env"].map((
-        pair,
-      ) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)]),
-    );
+    const serverEnv = settingsOf(values["server-env"]);
     await using server = await startHttpInstance(root, serverEnv);
+    // The A/B instance, when asked for: the same settings plus --compare-env's.
+    const compareEnv = settingsOf(values["compare-env"]);
+    await using compareServer = values["compare-env"].length === 0
+      ? undefined
+      : await startHttpInstance(root, { ...serverEnv, ...compareEnv });
     // The cache-miss workload's server: its own workspace, the same settings.
     await using spreadServer = await startHttpInstance(spreadRoot, serverEnv);
     console.log(`devserver: ${server.program}`);
@@ -467,16 +509,22 @@ if (import.meta.main) {
       seconds = DURATION_S,
       spread?: { readonly run: number; readonly runs: number },
     ) => load(`${name} c${c}`, c, target.url, target.pid, call, dir, seconds, spread);
-    /** Baseline and devserver in alternating slices of the duration. */
+    const compared: [LoadFigures, LoadFigures, LoadFigures][] = [];
+    /** Baseline and devserver (and the A/B instance) in alternating slices of the duration. */
     const pair = async (c: number) => {
       const slice = Math.max(1, Math.round(DURATION_S / ROUNDS));
-      const base: LoadFigures[] = [], mine: LoadFigures[] = [];
+      const base: LoadFigures[] = [], mine: LoadFigures[] = [], other: LoadFigures[] = [];
       for (let i = 0; i < ROUNDS; i++) {
         base.push(await run("echo (bare SDK)", c, echo, echoCall, slice));
         mine.push(await run("read_file small", c, server, readCall, slice));
+        if (compareServer) {
+          other.push(await run("read_file small, compared", c, compareServer, readCall, slice));
+        }
       }
       const baseline = report(combine(base));
-      return [baseline, report(combine(mine), baseline)];
+      const read = report(combine(mine), baseline);
+      if (compareServer) compared.push([baseline, read, report(combine(other), baseline)]);
+      return [baseline, read];
     };
     const [echo64, read64] = await pair(CONNECTIONS);
     const [echoAdmitted, readAdmitted] = await pair(admitted);
@@ -527,6 +575,9 @@ if (import.meta.main) {
             perOk(base.cpuSeconds, base)
           }), main thread ${perOk(read.mainThreadCpuSeconds, read)} ms`,
       );
+    }
+    for (const [base, read, other] of compared) {
+      console.log(compareLine(read, other, base, compareEnv));
     }
     const average = Deno.loadavg().map((x) => x.toFixed(2)).join(" ");
     console.log(`load average at the end: ${average}`);

@@ -298,7 +298,9 @@ export const SETTINGS: readonly SettingSpec[] = [
     env: "MCP_HTTP__MAX_CONCURRENT_CALLS",
     key: "httpMaxConcurrentCalls",
     kind: { type: "integer", min: 1, max: 4096 },
-    defaultText: "32",
+    // Two tool workers run the calls: eight in the SDK keep them fed, and the rest wait in our
+    // queue, which holds less per call than the SDK's own state does (ADR-096).
+    defaultText: "8",
     doc:
       "Most `tools/call` requests served at once over HTTP; more wait in a bounded queue (`MCP_HTTP__MAX_QUEUED_CALLS`), and beyond it one more is answered 503 with `Retry-After` at once.",
   },
@@ -306,7 +308,9 @@ export const SETTINGS: readonly SettingSpec[] = [
     env: "MCP_HTTP__MAX_QUEUED_CALLS",
     key: "httpMaxQueuedCalls",
     kind: { type: "integer", min: 0, max: 4096 },
-    defaultText: "64",
+    // 8 + 88: the 96 calls accepted at once before ADR-096 (32 + 64), so no client that was
+    // queued is now refused, and memory stays bounded by the same number of bodies.
+    defaultText: "88",
     doc:
       "Most `tools/call` requests that wait, in arrival order, for one of the `MCP_HTTP__MAX_CONCURRENT_CALLS` places; one more is answered 503 with `Retry-After` at once. A waiting call is answered 503 after `MCP_HTTP__REQUEST_TIMEOUT_MS`, and never runs if its client goes away. 0: no queue.",
   },

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import {
   combine,
+  compareLine,
   cpuSecondsFromStat,
   cpuSecondsOf,
   mainThreadCpuSecondsOf,
@@ -88,6 +89,33 @@ Deno.test("bench:http joins alternating slices: answers over time, the worst p99
   assert.deepEqual(joined.rssMiB, [100, 300, 50]);
   assert.ok(Math.abs(joined.cpuSeconds - 0.45) < 1e-9, String(joined.cpuSeconds)); // summed
   assert.ok(Math.abs(joined.mainThreadCpuSeconds - 0.225) < 1e-9, "main thread summed");
+});
+
+Deno.test("bench:http's A/B line compares CPU per ok answer of both instances, not per answer", () => {
+  const figures = (okPerSecond: number, cpuSeconds: number, main: number, p99Ms: number) => ({
+    name: "read_file small c64",
+    requests: 1000,
+    requestsPerSecond: 100, // 10 s
+    okPerSecond,
+    p50Ms: 1,
+    p99Ms,
+    non2xx: 0,
+    socketErrors: 0,
+    badBodies: 0,
+    rssMiB: [],
+    cpuSeconds,
+    mainThreadCpuSeconds: main,
+  });
+  const echo = figures(200, 1, 1, 5);
+  // The default: 1,000 ok answers, 1 s of process CPU and 0.5 s of main thread.
+  // The compared one: 500 ok (half refused), the same CPU: twice the cost per ok answer.
+  const line = compareLine(figures(100, 1, 0.5, 40), figures(50, 1, 0.5, 80), echo, {
+    MCP_HTTP__MAX_CONCURRENT_CALLS: "32",
+  });
+  assert.match(line, /with MCP_HTTP__MAX_CONCURRENT_CALLS=32: 50% \/ 25% of echo/);
+  assert.match(line, /main thread 0\.500 \/ 1\.000 ms per ok answer \(2\.00×\)/);
+  assert.match(line, /process 1\.000 \/ 2\.000 \(2\.00×\)/);
+  assert.match(line, /p99 40\.0 \/ 80\.0 ms$/);
 });
 
 Deno.test("bench:http reads a process's CPU time (user + system) from /proc/PID/stat", () => {

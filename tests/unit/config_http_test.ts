@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { isLoopbackHost, loadConfig } from "../../src/config/load.ts";
+import { TOOL_QUEUE_LIMIT, TOOL_WORKER_POOL_SIZE } from "../../src/app.ts";
 import { assertRefused } from "../helpers/config.ts";
 import { makeWorkspace } from "../helpers/fixtures.ts";
 
@@ -23,6 +24,21 @@ Deno.test("config http: defaults are loopback, port 8080, no token, no shared cu
   assert.equal(config.bearerToken, undefined);
   assert.equal(config.cursorKey, undefined);
   assert.equal(config.httpMetrics, false);
+});
+
+Deno.test("config http: the default call cap keeps the workers fed and queues the rest in ours (ADR-096)", async () => {
+  await using ws = await makeWorkspace();
+  const { httpMaxConcurrentCalls: cap, httpMaxQueuedCalls: queued } = loadConfig({}, {
+    cwd: ws.root,
+  });
+  // A worker that answers finds its next call already in the sandbox's queue ...
+  assert.ok(cap >= 2 * TOOL_WORKER_POOL_SIZE, `cap ${cap}`);
+  // ... which therefore never answers busy, and the other calls wait before the SDK, where a
+  // waiting call holds less (fewer objects for every scavenge to copy).
+  assert.ok(cap <= TOOL_QUEUE_LIMIT / 2, `cap ${cap}`);
+  // 96 accepted at once, as with 32 + 64 before: a 64-connection client is queued, never
+  // refused, and memory stays bounded by as many bodies as before.
+  assert.equal(cap + queued, 96);
 });
 
 Deno.test("config http: --host and --port win over the environment and are checked the same way", async () => {

@@ -14,7 +14,7 @@
  */
 
 import { escapeControlCharacters } from "../contract/text.ts";
-import { BIDI, foldCounting, foldInto, SPECIAL, TAGS } from "./fold.ts";
+import { BIDI, foldCounting, foldInto, foldUnits, SPECIAL, TAGS } from "./fold.ts";
 
 /** Assessment levels, lowest first. */
 export const LEVELS = ["none", "low", "elevated", "high"] as const;
@@ -573,6 +573,22 @@ function bytesOf(
 }
 const ENCODER = new TextEncoder();
 
+/** Non-ASCII code units among the first 4,096 from which a text counts as dense (1 in 16). */
+const DENSE_AT = 256;
+
+/**
+ * Whether the first 4,096 code units of `text` hold at least {@linkcode DENSE_AT} non-ASCII
+ * ones: folding from the code units (`foldUnits`) then costs less than encoding the text and
+ * folding its bytes (`foldInto`), which wins on mostly-ASCII text (ADR-090). Only speed depends
+ * on it.
+ */
+function denseNonAscii(text: string): boolean {
+  const end = Math.min(text.length, 4096);
+  let count = 0;
+  for (let i = 0; i < end; i++) if (text.charCodeAt(i) >= 0x80) count++;
+  return count >= DENSE_AT;
+}
+
 /**
  * Candidate starts: (UTF-16 index, word classes, other classes) triples, in order, and per
  * class the starts of its confirming words, in reused buffers.
@@ -670,7 +686,15 @@ function endWord(h: number, start: number, lineStart: number, lineHead: boolean)
     if (TABLE_CONFIRM[j] !== 0) addTo(confirms, confirmCounts, start, TABLE_CONFIRM[j]);
     const words = TABLE_WORDS[j];
     if (words !== 0) {
-      if ((words & CONFIRMED) !== 0) addPair(wordPairs, start, words & CONFIRMED);
+      if ((words & CONFIRMED) !== 0) {
+        // A store, the commonest case of a flood (`addPair` grows the list when it is full).
+        const n = wordPairs.count, list = wordPairs.list;
+        if (n + 2 <= list.length) {
+          list[n] = start;
+          list[n + 1] = words & CONFIRMED;
+          wordPairs.count = n + 2;
+        } else addPair(wordPairs, start, words & CONFIRMED);
+      }
       if ((words & ~CONFIRMED) !== 0) addCandidate(start, words & ~CONFIRMED, 0);
     }
     if (lineHead && TABLE_LINES[j] !== 0 && start - lineStart <= LINE_WORD_REACH) {
@@ -743,18 +767,30 @@ function gateCandidates(bytes: Uint8Array, length: number): void {
       }
       continue;
     }
-    // Non-ASCII: continuation bytes add no UTF-16 unit; a 4-byte sequence is two units.
-    if ((c & 0xc0) === 0x80) extra++;
-    else {
-      if (c >= 0xf0) extra--;
-      lineHead = false;
+    // Non-ASCII: a lead byte and its continuation bytes, skipped at once (they add no UTF-16
+    // unit; a 4-byte sequence is two units). A stray continuation byte (not in UTF-8 the
+    // encoder or the fold writes) is skipped alone, as before.
+    if ((c & 0xc0) === 0x80) {
+      extra++;
+      continue;
+    }
+    lineHead = false;
+    if (c < 0xe0) {
+      i++;
+      extra++;
+    } else if (c < 0xf0) {
       // U+2028 and U+2029 (E2 80 A8/A9) end a line for `^` too.
-      if (c === 0xe2 && bytes[i + 1] === 0x80 && (bytes[i + 2] === 0xa8 || bytes[i + 2] === 0xa9)) {
-        i += 2;
-        extra += 2;
+      const ends = c === 0xe2 && bytes[i + 1] === 0x80 &&
+        (bytes[i + 2] === 0xa8 || bytes[i + 2] === 0xa9);
+      i += 2;
+      extra += 2;
+      if (ends) {
         lineStart = i + 1 - extra;
         lineHead = true;
       }
+    } else {
+      i += 3;
+      extra += 2;
     }
   }
 }
@@ -857,7 +893,10 @@ export function assessContent(parts: readonly AssessedText[]): ContentAssessment
     if (!ascii) {
       // bytesOf encoded the whole text when its first 4 KiB are ASCII: not encoded again.
       if (scratch.length <= text.length * 3) scratch = new Uint8Array(text.length * 3 + 1);
-      fast = foldInto(text, scratch, length > 0 ? length : -1);
+      // Dense non-ASCII text is folded from its code units (ADR-090); both give the same answer.
+      fast = length === 0 && denseNonAscii(text)
+        ? foldUnits(text, scratch)
+        : foldInto(text, scratch, length > 0 ? length : -1);
     }
     // The raw classes and the invisible count look for characters of SPECIAL only (ESC is
     // ASCII; every other one is not).

@@ -14,7 +14,7 @@
  */
 
 import { escapeControlCharacters } from "../contract/text.ts";
-import { BIDI, foldCounting, foldInto, foldUnits, SPECIAL, TAGS } from "./fold.ts";
+import { BIDI, foldCounting, foldInto, foldUnits, SPECIAL, stripEscapes, TAGS } from "./fold.ts";
 
 /** Assessment levels, lowest first. */
 export const LEVELS = ["none", "low", "elevated", "high"] as const;
@@ -501,8 +501,15 @@ function wordHash(word: string): number {
   for (let i = 0; i < word.length; i++) h = (h * 31 + word.charCodeAt(i)) & HASH_MASK;
   return h | 1;
 }
+/**
+ * One bit per value of a hash's bits 1–16, set for every word of the table: most words of a
+ * text are in no list, and one bit tells so with one load of a table that stays in the cache,
+ * where the probe of `TABLE_KEYS` loads a slot (one in four taken) and branches on it.
+ */
+const TABLE_BITS = new Int32Array(1 << 11);
 function addWord(word: string, mask: number, table: Int32Array): void {
   const key = wordHash(word);
+  TABLE_BITS[(key >>> 6) & 0x7ff] |= 1 << ((key >>> 1) & 31);
   let j = key & (TABLE_SIZE - 1);
   while (TABLE_KEYS[j] !== 0 && TABLE_KEYS[j] !== key) j = (j + 1) & (TABLE_SIZE - 1);
   TABLE_KEYS[j] = key;
@@ -572,6 +579,7 @@ function bytesOf(
   return { bytes: scratch, length: written, ascii: written === text.length };
 }
 const ENCODER = new TextEncoder();
+const UTF8 = new TextDecoder();
 
 /** Non-ASCII code units among the first 4,096 from which a text counts as dense (1 in 16). */
 const DENSE_AT = 256;
@@ -734,7 +742,9 @@ function gateCandidates(bytes: Uint8Array, length: number): void {
     }
     const glued = i > from;
     if (glued) {
-      endWord(h, from - extra, lineStart, lineHead);
+      if ((TABLE_BITS[(h >>> 6) & 0x7ff] & (1 << ((h >>> 1) & 31))) !== 0) {
+        endWord(h, from - extra, lineStart, lineHead);
+      }
       lineHead = false;
       if (i >= length) break;
     }
@@ -914,11 +924,22 @@ export function assessContent(parts: readonly AssessedText[]): ContentAssessment
         }
       }
     }
-    const folded = fast ?? foldCounting(text, ascii);
-    const hay = folded.folded;
-    invisible += folded.invisible;
-    if (fast) [bytes, length, scratch] = [fast.bytes, fast.length, fast.bytes];
-    else if (hay !== text || !ascii) ({ bytes, length } = bytesOf(hay));
+    let hay: string;
+    if (fast) {
+      hay = fast.folded;
+      invisible += fast.invisible;
+      [bytes, length, scratch] = [fast.bytes, fast.length, fast.bytes];
+    } else if (ascii && text.includes("\x1b")) {
+      // An ASCII text's fold only removes escape sequences: from the bytes bytesOf wrote.
+      const kept = stripEscapes(bytes, length);
+      hay = kept === length ? text : UTF8.decode(bytes.subarray(0, kept));
+      length = kept;
+    } else {
+      const folded = foldCounting(text, ascii);
+      hay = folded.folded;
+      invisible += folded.invisible;
+      if (hay !== text || !ascii) ({ bytes, length } = bytesOf(hay));
+    }
     // The folded classes are tried where their gate opens, in order, each candidate start once
     // (the first class that matches there is recorded, as the single alternation before ADR-072
     // did); a class that has its findings is not tried again, so a flood stops costing.

@@ -673,3 +673,46 @@ function roomFor(
   grown.set(bytes.subarray(0, used));
   return grown;
 }
+
+/**
+ * Removes from the ASCII bytes `[0, length)` of `bytes`, in place, what {@linkcode ANSI} removes
+ * from their text (`text.replace(ANSI, "")`): the new length. A loop instead of the regex's
+ * replace, whose tens of thousands of matches in a flood of escapes made more garbage than the
+ * young generation holds (half of that input's assessment was collection). Each alternative has
+ * one way to match: the CSI parameters `[0-9;?]` and its final byte `[@-~]` are disjoint, so the
+ * longest run of parameters is the only one that can end in a final byte; the OSC body takes
+ * what it can (at most 200 bytes), then its terminator if one follows.
+ */
+export function stripEscapes(bytes: Uint8Array, length: number): number {
+  let o = 0;
+  for (let r = 0; r < length;) {
+    const c = bytes[r];
+    if (c === 0x1b && r + 1 < length) {
+      const d = bytes[r + 1];
+      if (d === 0x5b) {
+        let k = r + 2;
+        const most = Math.min(length, k + 20);
+        while (k < most && CSI_PARAMETER[bytes[k]] === 1) k++;
+        if (k < length && bytes[k] >= 0x40 && bytes[k] <= 0x7e) {
+          r = k + 1;
+          continue;
+        }
+      } else if (d === 0x5d) {
+        let k = r + 2;
+        const most = Math.min(length, k + 200);
+        while (k < most && bytes[k] !== 0x07 && bytes[k] !== 0x1b && bytes[k] !== 0x0a) k++;
+        if (k < length && bytes[k] === 0x07) k++;
+        else if (k + 1 < length && bytes[k] === 0x1b && bytes[k + 1] === 0x5c) k += 2;
+        r = k;
+        continue;
+      }
+    }
+    bytes[o++] = c;
+    r++;
+  }
+  return o;
+}
+
+/** Byte → 1 for a CSI parameter byte of {@linkcode ANSI} (`[0-9;?]`). */
+const CSI_PARAMETER = new Uint8Array(256);
+for (const ch of "0123456789;?") CSI_PARAMETER[ch.charCodeAt(0)] = 1;

@@ -911,9 +911,12 @@ export function assessContent(parts: readonly AssessedText[]): ContentAssessment
     // The raw classes and the invisible count look for characters of SPECIAL only (ESC is
     // ASCII; every other one is not).
     if (fast ? fast.special : ascii ? text.includes("\x1b") : SPECIAL.test(text)) {
-      const tags = text.includes("\udb40");
-      const escapes = text.includes("\x1b") || text.includes("\x9b");
+      // A one-pass fold gave up on any ESC or tag character, and says whether a bidi control
+      // occurs: the patterns that could find none are not run over the text.
+      const tags = !fast && text.includes("\udb40");
+      const escapes = (!fast && text.includes("\x1b")) || text.includes("\x9b");
       for (const cls of RAW_CLASSES) {
+        if (cls.raw === BIDI && fast && !fast.bidi) continue;
         // Tag characters all start with U+DB40, escape sequences with ESC or CSI.
         if (cls.raw === TAGS ? !tags : cls.id === "ansi_escape" ? !escapes : ascii) continue;
         const re = cls.raw!;

@@ -19,6 +19,9 @@ const INVISIBLE_UNITS =
 /** Bidirectional embedding, override and isolate controls (Trojan Source). */
 export const BIDI = /[\u202a-\u202e\u2066-\u2069]/g;
 
+/** {@linkcode BIDI} as a test (the one-pass folds say whether a text holds one). */
+const BIDI_ONE = /[\u202a-\u202e\u2066-\u2069]/;
+
 /** Unicode tag characters (U+E0000–U+E007F), as UTF-16 surrogate pairs. */
 export const TAGS = /\udb40[\udc00-\udc7f]/g;
 
@@ -430,6 +433,7 @@ export function foldInto(
     bytes: Uint8Array<ArrayBuffer>;
     length: number;
     special: boolean;
+    bidi: boolean;
   }
   | undefined {
   let bytes = into;
@@ -446,7 +450,7 @@ export function foldInto(
   }
   bytes[written] = 0xff;
   // r: next byte to read; extra: bytes read beyond their UTF-16 units; o: next byte to write.
-  let r = 0, extra = 0, o = 0, invisible = 0, changed = false, special = false;
+  let r = 0, extra = 0, o = 0, invisible = 0, changed = false, special = false, bidi = false;
   while (r < written) {
     // An ASCII stretch, moved down when the output has shrunk.
     const from = r;
@@ -476,6 +480,7 @@ export function foldInto(
       if (kind === 2) {
         invisible++;
         special = changed = true;
+        if ((c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069)) bidi = true;
         r += len;
         extra += len - 1;
         continue;
@@ -524,6 +529,7 @@ export function foldInto(
           kept = raw.replace(INVISIBLE_UNITS, "");
           invisible += raw.length - kept.length;
           if (kept.length !== raw.length) special = true;
+          if (BIDI_ONE.test(raw)) bidi = true;
         }
         folded = mapConfusables(kept.normalize("NFKC"));
       }
@@ -557,7 +563,7 @@ export function foldInto(
     }
   }
   const folded = changed ? UTF8.decode(bytes.subarray(0, o)) : text;
-  return { folded, invisible, bytes, length: o, special };
+  return { folded, invisible, bytes, length: o, special, bidi };
 }
 
 /**
@@ -581,12 +587,13 @@ export function foldUnits(
     bytes: Uint8Array<ArrayBuffer>;
     length: number;
     special: boolean;
+    bidi: boolean;
   }
   | undefined {
   const n = text.length;
   let bytes = into;
   if (bytes.length < 3 * n + 1) bytes = new Uint8Array(3 * n + 1);
-  let o = 0, invisible = 0, changed = false, special = false;
+  let o = 0, invisible = 0, changed = false, special = false, bidi = false;
   for (let i = 0; i < n; i++) {
     let c = text.charCodeAt(i);
     if (c < 0x80) {
@@ -605,6 +612,7 @@ export function foldUnits(
       if (kind === 2) {
         invisible++;
         special = changed = true;
+        if ((c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069)) bidi = true;
       } else if (kind === 1 || (kind === 3 && i === runStart && next < 0x80)) {
         const d = FOLD_TO[c];
         if (c === 0x9b) special = true;
@@ -647,6 +655,7 @@ export function foldUnits(
       kept = raw.replace(INVISIBLE_UNITS, "");
       invisible += raw.length - kept.length;
       if (kept.length !== raw.length) special = true;
+      if (BIDI_ONE.test(raw)) bidi = true;
     }
     const folded = mapConfusables(kept.normalize("NFKC"));
     if (folded !== raw) changed = true;
@@ -656,7 +665,7 @@ export function foldUnits(
     i = end - 1;
   }
   const folded = changed ? UTF8.decode(bytes.subarray(0, o)) : text;
-  return { folded, invisible, bytes, length: o, special };
+  return { folded, invisible, bytes, length: o, special, bidi };
 }
 
 /**

@@ -34,6 +34,8 @@ function check(text: string, into = bytes): boolean {
   assert.equal(fast.folded.toLowerCase(), referenceFold(text), label);
   assert.equal(fast.invisible, foldCounting(text).invisible, label);
   assert.equal(fast.special, SPECIAL.test(text), label);
+  assert.equal(fast.bidi, /[\u202a-\u202e\u2066-\u2069]/.test(text), label);
+  assert.equal(units.bidi, fast.bidi, label);
   assert.deepEqual(fast.bytes.subarray(0, fast.length), ENCODER.encode(fast.folded), label);
   return true;
 }

@@ -501,15 +501,8 @@ function wordHash(word: string): number {
   for (let i = 0; i < word.length; i++) h = (h * 31 + word.charCodeAt(i)) & HASH_MASK;
   return h | 1;
 }
-/**
- * One bit per value of a hash's bits 1–16, set for every word of the table: most words of a
- * text are in no list, and one bit tells so with one load of a table that stays in the cache,
- * where the probe of `TABLE_KEYS` loads a slot (one in four taken) and branches on it.
- */
-const TABLE_BITS = new Int32Array(1 << 11);
 function addWord(word: string, mask: number, table: Int32Array): void {
   const key = wordHash(word);
-  TABLE_BITS[(key >>> 6) & 0x7ff] |= 1 << ((key >>> 1) & 31);
   let j = key & (TABLE_SIZE - 1);
   while (TABLE_KEYS[j] !== 0 && TABLE_KEYS[j] !== key) j = (j + 1) & (TABLE_SIZE - 1);
   TABLE_KEYS[j] = key;
@@ -742,9 +735,7 @@ function gateCandidates(bytes: Uint8Array, length: number): void {
     }
     const glued = i > from;
     if (glued) {
-      if ((TABLE_BITS[(h >>> 6) & 0x7ff] & (1 << ((h >>> 1) & 31))) !== 0) {
-        endWord(h, from - extra, lineStart, lineHead);
-      }
+      endWord(h, from - extra, lineStart, lineHead);
       lineHead = false;
       if (i >= length) break;
     }
@@ -752,7 +743,11 @@ function gateCandidates(bytes: Uint8Array, length: number): void {
     // The commonest bytes between words first: a line prefix (space, tab…) keeps the line's
     // head; any other ASCII byte that is not a newline and starts no symbol pair ends it.
     const kind = BYTE_KIND[c];
-    if (kind === KEEPS_HEAD) continue;
+    if (kind === KEEPS_HEAD) {
+      // Indentation: a run of spaces in one tight loop (the sentinel, 0, ends it).
+      while (bytes[i + 1] === 0x20) i++;
+      continue;
+    }
     if (kind === ENDS_HEAD) {
       lineHead = false;
       continue;

@@ -2,7 +2,7 @@
  * The shortcuts of ADR-090 and ADR-091: dense non-ASCII text folded from its code units
  * (`foldUnits`, chosen by the density of the first 4,096 code units), the escape sequences of
  * an ASCII text removed from its bytes (`stripEscapes`), and the gate's skip over a multi-byte
- * character and its one-bit filter before the word table. Each is held to the reference
+ * character and over a run of spaces. Each is held to the reference
  * assessment and fold (`tests/helpers/assess_reference.ts`), and the attacks name the
  * boundaries an attacker would aim at.
  *
@@ -231,7 +231,7 @@ Deno.test("attack: a bidi control after a flood of zero-width characters (the bi
   }
 });
 
-Deno.test("assess: the gate's multi-byte skip and word filter keep what the reference finds", () => {
+Deno.test("assess: the gate's multi-byte skip and space runs keep what the reference finds", () => {
   // Characters of 2, 3 and 4 bytes (and U+2028, which starts a line) right before gate words,
   // line words and symbol pairs; then the corpora glued to such characters.
   for (const ch of ["é", "—", "\u2028", "\u2029", "😀", "\u{1d422}", "ı", "ſ"]) {
@@ -248,6 +248,8 @@ Deno.test("assess: the gate's multi-byte skip and word filter keep what the refe
       same(ch + tail);
       same(`x${ch}${ch}\n${ch}${tail}`);
       same(`${tail}${ch}${tail}`);
+      // Indentation before a line word, a gate word and a symbol pair, to the end of the text.
+      same(`${ch}\n${" ".repeat(40)}${tail}\n  \t  ${tail}${" ".repeat(9)}`);
     }
   }
   const next = xorshift32(92);

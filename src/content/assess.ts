@@ -905,7 +905,8 @@ export function assessContent(parts: readonly AssessedText[]): ContentAssessment
     }
     // The raw classes and the invisible count look for characters of SPECIAL only (ESC is
     // ASCII; every other one is not).
-    if (fast ? fast.special : ascii ? text.includes("\x1b") : SPECIAL.test(text)) {
+    const escape = ascii && text.includes("\x1b");
+    if (fast ? fast.special : ascii ? escape : SPECIAL.test(text)) {
       // A one-pass fold gave up on any ESC or tag character, and says whether a bidi control
       // occurs: the patterns that could find none are not run over the text.
       const tags = !fast && text.includes("\udb40");
@@ -927,16 +928,17 @@ export function assessContent(parts: readonly AssessedText[]): ContentAssessment
       hay = fast.folded;
       invisible += fast.invisible;
       [bytes, length, scratch] = [fast.bytes, fast.length, fast.bytes];
-    } else if (ascii && text.includes("\x1b")) {
+    } else if (ascii) {
       // An ASCII text's fold only removes escape sequences: from the bytes bytesOf wrote.
-      const kept = stripEscapes(bytes, length);
+      const kept = escape ? stripEscapes(bytes, length) : length;
       hay = kept === length ? text : UTF8.decode(bytes.subarray(0, kept));
       length = kept;
     } else {
-      const folded = foldCounting(text, ascii);
+      // A non-ASCII text the one-pass folds gave up on (an escape, a tag, a lone surrogate).
+      const folded = foldCounting(text, false);
       hay = folded.folded;
       invisible += folded.invisible;
-      if (hay !== text || !ascii) ({ bytes, length } = bytesOf(hay));
+      ({ bytes, length } = bytesOf(hay));
     }
     // The folded classes are tried where their gate opens, in order, each candidate start once
     // (the first class that matches there is recorded, as the single alternation before ADR-072

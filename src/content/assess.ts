@@ -666,7 +666,12 @@ function addTo(lists: Int32Array[], counts: Int32Array, at: number, mask: number
   }
 }
 
-/** Buffers a flood grew are not kept for the next result (the common sizes are). */
+/**
+ * Buffers a flood grew are not kept for the next result (the common sizes are), but for the
+ * two candidate lists up to 4 MiB each, the bound of the byte buffer: a MiB of one gate word
+ * (`to`, zalgo's `i`) fills a list of a million entries, and growing it again from 512 for each
+ * such result cost more than the scan (ADR-091); the text's own UTF-8 is kept up to 4 MiB too.
+ */
 function releaseBuffers(): void {
   if (scratch.length > 4 << 20) scratch = new Uint8Array(0);
   if (candidates.length > 3 << 14) candidates = new Int32Array(3 << 10);
@@ -674,7 +679,7 @@ function releaseBuffers(): void {
     if (confirms[k].length > 1 << 14) confirms[k] = new Int32Array(256);
   }
   for (const pairs of [wordPairs, symbolPairs]) {
-    if (pairs.list.length > 1 << 15) pairs.list = new Int32Array(512);
+    if (pairs.list.length > 1 << 20) pairs.list = new Int32Array(512);
   }
 }
 

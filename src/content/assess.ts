@@ -14,7 +14,7 @@
  */
 
 import { escapeControlCharacters } from "../contract/text.ts";
-import { BIDI, foldCounting, foldInto, SPECIAL, TAGS } from "./fold.ts";
+import { BIDI, foldCounting, foldInto, foldUnits, SPECIAL, stripEscapes, TAGS } from "./fold.ts";
 
 /** Assessment levels, lowest first. */
 export const LEVELS = ["none", "low", "elevated", "high"] as const;
@@ -572,6 +572,23 @@ function bytesOf(
   return { bytes: scratch, length: written, ascii: written === text.length };
 }
 const ENCODER = new TextEncoder();
+const UTF8 = new TextDecoder();
+
+/** Non-ASCII code units among the first 4,096 from which a text counts as dense (1 in 16). */
+const DENSE_AT = 256;
+
+/**
+ * Whether the first 4,096 code units of `text` hold at least {@linkcode DENSE_AT} non-ASCII
+ * ones: folding from the code units (`foldUnits`) then costs less than encoding the text and
+ * folding its bytes (`foldInto`), which wins on mostly-ASCII text (ADR-090). Only speed depends
+ * on it.
+ */
+function denseNonAscii(text: string): boolean {
+  const end = Math.min(text.length, 4096);
+  let count = 0;
+  for (let i = 0; i < end; i++) if (text.charCodeAt(i) >= 0x80) count++;
+  return count >= DENSE_AT;
+}
 
 /**
  * Candidate starts: (UTF-16 index, word classes, other classes) triples, in order, and per
@@ -649,7 +666,12 @@ function addTo(lists: Int32Array[], counts: Int32Array, at: number, mask: number
   }
 }
 
-/** Buffers a flood grew are not kept for the next result (the common sizes are). */
+/**
+ * Buffers a flood grew are not kept for the next result (the common sizes are), but for the
+ * two candidate lists up to 4 MiB each, the bound of the byte buffer: a MiB of one gate word
+ * (`to`, zalgo's `i`) fills a list of a million entries, and growing it again from 512 for each
+ * such result cost more than the scan (ADR-091); the text's own UTF-8 is kept up to 4 MiB too.
+ */
 function releaseBuffers(): void {
   if (scratch.length > 4 << 20) scratch = new Uint8Array(0);
   if (candidates.length > 3 << 14) candidates = new Int32Array(3 << 10);
@@ -657,7 +679,7 @@ function releaseBuffers(): void {
     if (confirms[k].length > 1 << 14) confirms[k] = new Int32Array(256);
   }
   for (const pairs of [wordPairs, symbolPairs]) {
-    if (pairs.list.length > 1 << 15) pairs.list = new Int32Array(512);
+    if (pairs.list.length > 1 << 20) pairs.list = new Int32Array(512);
   }
 }
 
@@ -670,7 +692,15 @@ function endWord(h: number, start: number, lineStart: number, lineHead: boolean)
     if (TABLE_CONFIRM[j] !== 0) addTo(confirms, confirmCounts, start, TABLE_CONFIRM[j]);
     const words = TABLE_WORDS[j];
     if (words !== 0) {
-      if ((words & CONFIRMED) !== 0) addPair(wordPairs, start, words & CONFIRMED);
+      if ((words & CONFIRMED) !== 0) {
+        // A store, the commonest case of a flood (`addPair` grows the list when it is full).
+        const n = wordPairs.count, list = wordPairs.list;
+        if (n + 2 <= list.length) {
+          list[n] = start;
+          list[n + 1] = words & CONFIRMED;
+          wordPairs.count = n + 2;
+        } else addPair(wordPairs, start, words & CONFIRMED);
+      }
       if ((words & ~CONFIRMED) !== 0) addCandidate(start, words & ~CONFIRMED, 0);
     }
     if (lineHead && TABLE_LINES[j] !== 0 && start - lineStart <= LINE_WORD_REACH) {
@@ -718,7 +748,11 @@ function gateCandidates(bytes: Uint8Array, length: number): void {
     // The commonest bytes between words first: a line prefix (space, tab…) keeps the line's
     // head; any other ASCII byte that is not a newline and starts no symbol pair ends it.
     const kind = BYTE_KIND[c];
-    if (kind === KEEPS_HEAD) continue;
+    if (kind === KEEPS_HEAD) {
+      // Indentation: a run of spaces in one tight loop (the sentinel, 0, ends it).
+      while (bytes[i + 1] === 0x20) i++;
+      continue;
+    }
     if (kind === ENDS_HEAD) {
       lineHead = false;
       continue;
@@ -743,18 +777,30 @@ function gateCandidates(bytes: Uint8Array, length: number): void {
       }
       continue;
     }
-    // Non-ASCII: continuation bytes add no UTF-16 unit; a 4-byte sequence is two units.
-    if ((c & 0xc0) === 0x80) extra++;
-    else {
-      if (c >= 0xf0) extra--;
-      lineHead = false;
+    // Non-ASCII: a lead byte and its continuation bytes, skipped at once (they add no UTF-16
+    // unit; a 4-byte sequence is two units). A stray continuation byte (not in UTF-8 the
+    // encoder or the fold writes) is skipped alone, as before.
+    if ((c & 0xc0) === 0x80) {
+      extra++;
+      continue;
+    }
+    lineHead = false;
+    if (c < 0xe0) {
+      i++;
+      extra++;
+    } else if (c < 0xf0) {
       // U+2028 and U+2029 (E2 80 A8/A9) end a line for `^` too.
-      if (c === 0xe2 && bytes[i + 1] === 0x80 && (bytes[i + 2] === 0xa8 || bytes[i + 2] === 0xa9)) {
-        i += 2;
-        extra += 2;
+      const ends = c === 0xe2 && bytes[i + 1] === 0x80 &&
+        (bytes[i + 2] === 0xa8 || bytes[i + 2] === 0xa9);
+      i += 2;
+      extra += 2;
+      if (ends) {
         lineStart = i + 1 - extra;
         lineHead = true;
       }
+    } else {
+      i += 3;
+      extra += 2;
     }
   }
 }
@@ -857,14 +903,21 @@ export function assessContent(parts: readonly AssessedText[]): ContentAssessment
     if (!ascii) {
       // bytesOf encoded the whole text when its first 4 KiB are ASCII: not encoded again.
       if (scratch.length <= text.length * 3) scratch = new Uint8Array(text.length * 3 + 1);
-      fast = foldInto(text, scratch, length > 0 ? length : -1);
+      // Dense non-ASCII text is folded from its code units (ADR-090); both give the same answer.
+      fast = length === 0 && denseNonAscii(text)
+        ? foldUnits(text, scratch)
+        : foldInto(text, scratch, length > 0 ? length : -1);
     }
     // The raw classes and the invisible count look for characters of SPECIAL only (ESC is
     // ASCII; every other one is not).
-    if (fast ? fast.special : ascii ? text.includes("\x1b") : SPECIAL.test(text)) {
-      const tags = text.includes("\udb40");
-      const escapes = text.includes("\x1b") || text.includes("\x9b");
+    const escape = ascii && text.includes("\x1b");
+    if (fast ? fast.special : ascii ? escape : SPECIAL.test(text)) {
+      // A one-pass fold gave up on any ESC or tag character, and says whether a bidi control
+      // occurs: the patterns that could find none are not run over the text.
+      const tags = !fast && text.includes("\udb40");
+      const escapes = (!fast && text.includes("\x1b")) || text.includes("\x9b");
       for (const cls of RAW_CLASSES) {
+        if (cls.raw === BIDI && fast && !fast.bidi) continue;
         // Tag characters all start with U+DB40, escape sequences with ESC or CSI.
         if (cls.raw === TAGS ? !tags : cls.id === "ansi_escape" ? !escapes : ascii) continue;
         const re = cls.raw!;
@@ -875,11 +928,23 @@ export function assessContent(parts: readonly AssessedText[]): ContentAssessment
         }
       }
     }
-    const folded = fast ?? foldCounting(text, ascii);
-    const hay = folded.folded;
-    invisible += folded.invisible;
-    if (fast) [bytes, length, scratch] = [fast.bytes, fast.length, fast.bytes];
-    else if (hay !== text || !ascii) ({ bytes, length } = bytesOf(hay));
+    let hay: string;
+    if (fast) {
+      hay = fast.folded;
+      invisible += fast.invisible;
+      [bytes, length, scratch] = [fast.bytes, fast.length, fast.bytes];
+    } else if (ascii) {
+      // An ASCII text's fold only removes escape sequences: from the bytes bytesOf wrote.
+      const kept = escape ? stripEscapes(bytes, length) : length;
+      hay = kept === length ? text : UTF8.decode(bytes.subarray(0, kept));
+      length = kept;
+    } else {
+      // A non-ASCII text the one-pass folds gave up on (an escape, a tag, a lone surrogate).
+      const folded = foldCounting(text, false);
+      hay = folded.folded;
+      invisible += folded.invisible;
+      ({ bytes, length } = bytesOf(hay));
+    }
     // The folded classes are tried where their gate opens, in order, each candidate start once
     // (the first class that matches there is recorded, as the single alternation before ADR-072
     // did); a class that has its findings is not tried again, so a flood stops costing.

@@ -19,6 +19,9 @@ const INVISIBLE_UNITS =
 /** Bidirectional embedding, override and isolate controls (Trojan Source). */
 export const BIDI = /[\u202a-\u202e\u2066-\u2069]/g;
 
+/** {@linkcode BIDI} as a test (the one-pass folds say whether a text holds one). */
+const BIDI_ONE = /[\u202a-\u202e\u2066-\u2069]/;
+
 /** Unicode tag characters (U+E0000–U+E007F), as UTF-16 surrogate pairs. */
 export const TAGS = /\udb40[\udc00-\udc7f]/g;
 
@@ -430,6 +433,7 @@ export function foldInto(
     bytes: Uint8Array<ArrayBuffer>;
     length: number;
     special: boolean;
+    bidi: boolean;
   }
   | undefined {
   let bytes = into;
@@ -446,7 +450,7 @@ export function foldInto(
   }
   bytes[written] = 0xff;
   // r: next byte to read; extra: bytes read beyond their UTF-16 units; o: next byte to write.
-  let r = 0, extra = 0, o = 0, invisible = 0, changed = false, special = false;
+  let r = 0, extra = 0, o = 0, invisible = 0, changed = false, special = false, bidi = false;
   while (r < written) {
     // An ASCII stretch, moved down when the output has shrunk.
     const from = r;
@@ -476,6 +480,7 @@ export function foldInto(
       if (kind === 2) {
         invisible++;
         special = changed = true;
+        if ((c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069)) bidi = true;
         r += len;
         extra += len - 1;
         continue;
@@ -524,6 +529,7 @@ export function foldInto(
           kept = raw.replace(INVISIBLE_UNITS, "");
           invisible += raw.length - kept.length;
           if (kept.length !== raw.length) special = true;
+          if (BIDI_ONE.test(raw)) bidi = true;
         }
         folded = mapConfusables(kept.normalize("NFKC"));
       }
@@ -557,5 +563,165 @@ export function foldInto(
     }
   }
   const folded = changed ? UTF8.decode(bytes.subarray(0, o)) : text;
-  return { folded, invisible, bytes, length: o, special };
+  return { folded, invisible, bytes, length: o, special, bidi };
 }
+
+/**
+ * {@linkcode foldInto} for text dense with non-ASCII characters (look-alike, mark and
+ * zero-width floods), reading the string's code units instead of its UTF-8: no `encodeInto`
+ * (6–8 ms per MiB of such text, more than half of what the byte loop then costs), no UTF-8
+ * decoding per character, and no folding in place (the output goes to `into`, the input is the
+ * string). The same decisions, unit for unit: an invisible character is dropped and counted, an
+ * {@linkcode INERT} character is mapped alone, a run of one is looked up, any other run is
+ * folded as a string; it gives up where `foldInto` does (an escape, a tag character, a lone
+ * surrogate), so its answer is `foldInto`'s. `into` should hold 3 bytes per code unit and one
+ * more (it is replaced by a larger buffer when a run's expansion needs it).
+ */
+export function foldUnits(
+  text: string,
+  into: Uint8Array<ArrayBuffer>,
+):
+  | {
+    folded: string;
+    invisible: number;
+    bytes: Uint8Array<ArrayBuffer>;
+    length: number;
+    special: boolean;
+    bidi: boolean;
+  }
+  | undefined {
+  const n = text.length;
+  let bytes = into;
+  if (bytes.length < 3 * n + 1) bytes = new Uint8Array(3 * n + 1);
+  let o = 0, invisible = 0, changed = false, special = false, bidi = false;
+  for (let i = 0; i < n; i++) {
+    let c = text.charCodeAt(i);
+    if (c < 0x80) {
+      if (c === 0x1b) return undefined;
+      bytes[o++] = c;
+      continue;
+    }
+    // A non-ASCII run, unit by unit while each folds alone.
+    const runStart = i, runOut = o, runInvisible = invisible;
+    let whole = false;
+    for (;;) {
+      let kind = FOLD_KIND[c];
+      if (kind === 0) kind = kindOf(c);
+      // The unit after this one: ASCII (0 past the end) ends the run.
+      const next = i + 1 < n ? text.charCodeAt(i + 1) : 0;
+      if (kind === 2) {
+        invisible++;
+        special = changed = true;
+        if ((c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069)) bidi = true;
+      } else if (kind === 1 || (kind === 3 && i === runStart && next < 0x80)) {
+        const d = FOLD_TO[c];
+        if (c === 0x9b) special = true;
+        if (d !== c) changed = true;
+        if (d < 0x80) bytes[o++] = d;
+        else if (d < 0x800) {
+          bytes[o++] = 0xc0 | (d >> 6);
+          bytes[o++] = 0x80 | (d & 0x3f);
+        } else {
+          bytes[o++] = 0xe0 | (d >> 12);
+          bytes[o++] = 0x80 | ((d >> 6) & 0x3f);
+          bytes[o++] = 0x80 | (d & 0x3f);
+        }
+      } else {
+        whole = kind !== 5 || i !== runStart || next >= 0x80;
+        if (!whole) {
+          // A run of one that folds to a string (`…` is `...`).
+          const folded = FOLD_STRING.get(c)!;
+          changed = true;
+          bytes = roomFor(bytes, o, utf8Length(folded) + 3 * (n - i - 1) + 1);
+          o = putString(folded, bytes, o);
+          if (o < 0) return undefined;
+        }
+        break;
+      }
+      if (next < 0x80) break;
+      c = next;
+      i++;
+    }
+    if (!whole) continue;
+    // Any other run is folded as a string, as the fold does it, from its start.
+    let end = i + 1;
+    while (end < n && text.charCodeAt(end) >= 0x80) end++;
+    const raw = text.slice(runStart, end);
+    if (raw.includes("\udb40")) return undefined;
+    if (raw.includes("\x9b")) special = true;
+    let kept = raw;
+    invisible = runInvisible;
+    if (SPECIAL.test(raw)) {
+      kept = raw.replace(INVISIBLE_UNITS, "");
+      invisible += raw.length - kept.length;
+      if (kept.length !== raw.length) special = true;
+      if (BIDI_ONE.test(raw)) bidi = true;
+    }
+    const folded = mapConfusables(kept.normalize("NFKC"));
+    if (folded !== raw) changed = true;
+    bytes = roomFor(bytes, runOut, utf8Length(folded) + 3 * (n - end) + 1);
+    o = putString(folded, bytes, runOut);
+    if (o < 0) return undefined;
+    i = end - 1;
+  }
+  const folded = changed ? UTF8.decode(bytes.subarray(0, o)) : text;
+  return { folded, invisible, bytes, length: o, special, bidi };
+}
+
+/**
+ * `bytes` if it has room for `more` bytes after its first `used`, else a larger buffer (twice
+ * the size at least, so that a text of many expanding runs grows it a few times) holding them.
+ */
+function roomFor(
+  bytes: Uint8Array<ArrayBuffer>,
+  used: number,
+  more: number,
+): Uint8Array<ArrayBuffer> {
+  if (used + more <= bytes.length) return bytes;
+  const grown = new Uint8Array(Math.max(used + more, 2 * bytes.length));
+  grown.set(bytes.subarray(0, used));
+  return grown;
+}
+
+/**
+ * Removes from the ASCII bytes `[0, length)` of `bytes`, in place, what {@linkcode ANSI} removes
+ * from their text (`text.replace(ANSI, "")`): the new length. A loop instead of the regex's
+ * replace, whose tens of thousands of matches in a flood of escapes made more garbage than the
+ * young generation holds (half of that input's assessment was collection). Each alternative has
+ * one way to match: the CSI parameters `[0-9;?]` and its final byte `[@-~]` are disjoint, so the
+ * longest run of parameters is the only one that can end in a final byte; the OSC body takes
+ * what it can (at most 200 bytes), then its terminator if one follows.
+ */
+export function stripEscapes(bytes: Uint8Array, length: number): number {
+  let o = 0;
+  for (let r = 0; r < length;) {
+    const c = bytes[r];
+    if (c === 0x1b && r + 1 < length) {
+      const d = bytes[r + 1];
+      if (d === 0x5b) {
+        let k = r + 2;
+        const most = Math.min(length, k + 20);
+        while (k < most && CSI_PARAMETER[bytes[k]] === 1) k++;
+        if (k < length && bytes[k] >= 0x40 && bytes[k] <= 0x7e) {
+          r = k + 1;
+          continue;
+        }
+      } else if (d === 0x5d) {
+        let k = r + 2;
+        const most = Math.min(length, k + 200);
+        while (k < most && bytes[k] !== 0x07 && bytes[k] !== 0x1b && bytes[k] !== 0x0a) k++;
+        if (k < length && bytes[k] === 0x07) k++;
+        else if (k + 1 < length && bytes[k] === 0x1b && bytes[k + 1] === 0x5c) k += 2;
+        r = k;
+        continue;
+      }
+    }
+    bytes[o++] = c;
+    r++;
+  }
+  return o;
+}
+
+/** Byte → 1 for a CSI parameter byte of {@linkcode ANSI} (`[0-9;?]`). */
+const CSI_PARAMETER = new Uint8Array(256);
+for (const ch of "0123456789;?") CSI_PARAMETER[ch.charCodeAt(0)] = 1;

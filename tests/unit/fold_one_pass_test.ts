@@ -1,28 +1,41 @@
 /**
  * The one-pass fold (`foldInto`, ADR-078): where it applies, its folded copy, invisible count,
  * SPECIAL flag and UTF-8 bytes are those of the pass-by-pass fold; where it cannot be sure
- * (escapes, tags, surrogates, runs that NFKC may join), it gives up.
+ * (escapes, tags, surrogates, runs that NFKC may join), it gives up. Its code-unit twin for
+ * dense text (`foldUnits`, ADR-090) is checked by the same `check`: it applies exactly where
+ * `foldInto` does and gives the same copy, count, flag and bytes.
  *
  * @module
  */
 
 import assert from "node:assert/strict";
 import { assessContent } from "../../src/content/assess.ts";
-import { foldCounting, foldInto, INERT, SPECIAL } from "../../src/content/fold.ts";
+import { foldCounting, foldInto, foldUnits, INERT, SPECIAL } from "../../src/content/fold.ts";
 import { referenceAssess, referenceFold } from "../helpers/assess_reference.ts";
 import { xorshift32 } from "../helpers/random.ts";
 
 const bytes = new Uint8Array(1 << 16);
 const ENCODER = new TextEncoder();
 
-/** Checks `foldInto` against the reference wherever it applies; whether it applied. */
+/**
+ * Checks `foldInto` against the reference wherever it applies, and `foldUnits` against
+ * `foldInto` (both into a buffer of their own); whether they applied.
+ */
 function check(text: string, into = bytes): boolean {
+  const units = foldUnits(text, new Uint8Array(text.length * 3 + 1));
   const fast = foldInto(text, into);
-  if (!fast) return false;
   const label = JSON.stringify(text);
+  assert.equal(units === undefined, fast === undefined, `foldUnits gives up as foldInto: ${label}`);
+  if (!fast || !units) return false;
+  assert.equal(units.folded, fast.folded, label);
+  assert.equal(units.invisible, fast.invisible, label);
+  assert.equal(units.special, fast.special, label);
+  assert.deepEqual(units.bytes.subarray(0, units.length), fast.bytes.subarray(0, fast.length));
   assert.equal(fast.folded.toLowerCase(), referenceFold(text), label);
   assert.equal(fast.invisible, foldCounting(text).invisible, label);
   assert.equal(fast.special, SPECIAL.test(text), label);
+  assert.equal(fast.bidi, /[\u202a-\u202e\u2066-\u2069]/.test(text), label);
+  assert.equal(units.bidi, fast.bidi, label);
   assert.deepEqual(fast.bytes.subarray(0, fast.length), ENCODER.encode(fast.folded), label);
   return true;
 }

@@ -52,6 +52,7 @@ const ws: TempWorkspace = await makeWorkspace({
   "hit_linked.txt": LINES,
   "hitdir/secret.txt": "INSIDE\n",
   "hit_control.txt": LINES,
+  "hit_rewritten.txt": LINES,
 });
 // Old enough that their ctime says no change can hide in its clock tick (Deno reports it in
 // whole seconds, hence the extra second).
@@ -322,4 +323,19 @@ Deno.test("read cache: the identity a hit is offered before any open is the one 
   const reused = workspace.readRegularFileSync(target, 1_000_000, () => "reuse");
   assert.equal(reused.reused, true, "no swap: the hit is answered");
   assert.equal(reused.bytes.length, 0);
+});
+
+Deno.test("read cache, attack: a file rewritten in place between resolution and the open is read, but never kept under the identity resolution saw", async () => {
+  const { workspace } = directContext(ws.root);
+  const target = workspace.resolve("hit_rewritten.txt");
+  let offered: string | undefined;
+  // Same inode, so the handle passes the identity check of any read; its ctime moved.
+  await Deno.writeTextFile(ws.path("hit_rewritten.txt"), LINES.replace("first", "AFTER"));
+  const read = workspace.readRegularFileSync(target, 1_000_000, (identity) => {
+    offered = identity;
+    return "keep";
+  });
+  assert.ok(offered !== undefined, "the file was quiet when resolution saw it");
+  assert.match(new TextDecoder().decode(read.bytes), /AFTER/);
+  assert.equal(read.identity, undefined, "what was read is not what the offered identity names");
 });

@@ -10,7 +10,13 @@
  * and the rest (V8's helper threads, Deno's runtime threads). Prints the
  * medians of each and the ratios on/off.
  *
- * Usage: deno task bench:readcache [--rounds 3] [--calls 4000]
+ * With `--baseline DIR` (another checkout, e.g. `git worktree add --detach
+ * /tmp/base main`), each round also runs the cached read (`hit`, cache on)
+ * of that checkout's own script right after this one's, and prints the two
+ * side by side with their ratios: the hit path's CPU per call before and
+ * after a change, measured interleaved in one run (ADR-098).
+ *
+ * Usage: deno task bench:readcache [--rounds 3] [--calls 4000] [--baseline DIR]
  *
  * @module
  */
@@ -27,6 +33,7 @@ const { values } = parseArgs({
     calls: { type: "string", default: "4000" },
     child: { type: "string" },
     cache: { type: "string" },
+    baseline: { type: "string" },
   },
 });
 
@@ -126,35 +133,51 @@ if (import.meta.main) {
     `bench:readcache: ${calls} read_file calls per measurement, ${IN_FLIGHT} in flight, ` +
       `${rounds} interleaved rounds; CPU µs per call (user + system, per thread)`,
   );
+  const baseline = values.baseline;
+  /** One child measurement, of this checkout's script or of the baseline's. */
+  const measure = async (repo: string, mode: string, cache: string): Promise<Figures> => {
+    // The task's flags but its permission set and its config: the checkout's own config.
+    const flags = devserverRunFlags().filter((f, i, all) =>
+      !f.startsWith("-P") && f !== "--config" && all[i - 1] !== "--config"
+    );
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        ...flags,
+        "--config",
+        `${repo}/deno.json`,
+        "-A",
+        `${repo}/scripts/bench_read_cache.ts`,
+        "--child",
+        mode,
+        "--cache",
+        cache,
+        "--calls",
+        String(calls),
+      ],
+      stdout: "piped",
+      stderr: "inherit",
+    }).output();
+    if (!out.success) throw new Error(`the ${mode}/${cache} run of ${repo} failed`);
+    return JSON.parse(new TextDecoder().decode(out.stdout).trim());
+  };
+  const show = (label: string, figures: Figures) =>
+    console.log(
+      `  ${label}: workers ${figures.workers.toFixed(0)}, main ${figures.main.toFixed(0)}, other ${
+        figures.other.toFixed(0)
+      }; wall ${figures.wall.toFixed(0)} µs a call`,
+    );
   for (let round = 0; round < rounds; round++) {
     for (const mode of ["hit", "miss"]) {
       for (const cache of ["on", "off"]) {
-        const out = await new Deno.Command(Deno.execPath(), {
-          args: [
-            "run",
-            ...devserverRunFlags().filter((f) => !f.startsWith("-P")),
-            "-A",
-            `${REPO_ROOT}/scripts/bench_read_cache.ts`,
-            "--child",
-            mode,
-            "--cache",
-            cache,
-            "--calls",
-            String(calls),
-          ],
-          stdout: "piped",
-          stderr: "inherit",
-        }).output();
-        if (!out.success) throw new Error(`the ${mode}/${cache} run failed`);
-        const figures: Figures = JSON.parse(new TextDecoder().decode(out.stdout).trim());
+        const figures = await measure(REPO_ROOT, mode, cache);
         (runs[`${mode} ${cache}`] ??= []).push(figures);
-        console.log(
-          `  round ${round + 1} ${mode.padEnd(4)} cache ${cache.padEnd(3)}: workers ${
-            figures.workers.toFixed(0)
-          }, main ${figures.main.toFixed(0)}, other ${figures.other.toFixed(0)}; wall ${
-            figures.wall.toFixed(0)
-          } µs a call`,
-        );
+        show(`round ${round + 1} ${mode.padEnd(4)} cache ${cache.padEnd(3)}`, figures);
+        if (baseline !== undefined && mode === "hit" && cache === "on") {
+          const base = await measure(baseline, mode, cache);
+          (runs["baseline"] ??= []).push(base);
+          show(`round ${round + 1} hit  cache on  (baseline)`, base);
+        }
       }
     }
   }
@@ -170,6 +193,19 @@ if (import.meta.main) {
       }×), main ${med(on, "main").toFixed(0)} vs ${med(off, "main").toFixed(0)} µs, process ${
         total(on).toFixed(0)
       } vs ${total(off).toFixed(0)} µs (${(total(on) / total(off)).toFixed(2)}×), cache on vs off`,
+    );
+  }
+  if (baseline !== undefined) {
+    const ratio = (field: keyof Figures) =>
+      `${med("hit on", field).toFixed(0)} vs ${med("baseline", field).toFixed(0)} µs (${
+        (med("hit on", field) / med("baseline", field)).toFixed(2)
+      }×)`;
+    console.log(
+      `cached read (hit), this checkout vs ${baseline}: workers ${ratio("workers")}, main ${
+        ratio("main")
+      }, process ${total("hit on").toFixed(0)} vs ${total("baseline").toFixed(0)} µs (${
+        (total("hit on") / total("baseline")).toFixed(2)
+      }×), wall ${ratio("wall")}`,
     );
   }
   console.log(`load average: ${Deno.loadavg().map((x) => x.toFixed(2)).join(" ")}`);

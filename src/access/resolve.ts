@@ -127,6 +127,15 @@ export function resolveInWorkspace(policy: ContainmentPolicy, userPath: string):
   // The path as given so far (`..` taken lexically): a path pattern such as
   // `gh/hosts.yml` is denied whether the folders it names are real or links.
   const given: string[] = [];
+  // While the walk goes down from the root through real directories only (no `..`, no link
+  // followed), its own `lstat`s are the ones `pin` would make, in the same order: each
+  // directory examined before the entry in it is looked up. They are recorded as they come,
+  // and `pin` runs only for a path that took a link or a `..` (ADR-099).
+  let plain = true;
+  let pinnedAt = 0;
+  const ancestors: Ancestor[] = [];
+  /** The `lstat` of `current` while the walk is plain; the root's is taken before its entry. */
+  let info: Deno.FileInfo | undefined;
   for (let i = 0; i < components.length; i++) {
     const component = components[i];
     const last = i === components.length - 1;
@@ -136,15 +145,19 @@ export function resolveInWorkspace(policy: ContainmentPolicy, userPath: string):
       }
       current = current.slice(0, current.lastIndexOf(sep)) || sep;
       given.pop();
+      plain = false;
       continue;
     }
     // Denied entries are refused before the filesystem is asked (the folder
     // so far, as given and as resolved, and the name decide it), and a link
     // is refused as soon as it leads into a denied place: whether something
-    // exists under a denied name is never told apart from "denied".
+    // exists under a denied name is never told apart from "denied". The two
+    // folders are one string on a path without links: asked once then.
+    const asGiven = given.join("/");
+    const asResolved = relativeOf(policy.root, current);
     if (
-      policy.denylist.deniesEntry(given.join("/"), component) ||
-      policy.denylist.deniesEntry(relativeOf(policy.root, current), component)
+      policy.denylist.deniesEntry(asGiven, component) ||
+      (asResolved !== asGiven && policy.denylist.deniesEntry(asResolved, component))
     ) {
       throw refuse("denied_path", `That path is on the denylist of the ${ws}.`);
     }
@@ -157,7 +170,13 @@ export function resolveInWorkspace(policy: ContainmentPolicy, userPath: string):
     }
     given.push(component);
     const next = current === sep ? sep + component : current + sep + component;
-    const info = lstatOrRefuse(next, ws);
+    if (plain && info === undefined) {
+      pinnedAt = Date.now();
+      info = lstatOrRefuse(current, ws);
+      plain = info.isDirectory;
+    }
+    if (plain) ancestors.push({ path: current, dev: info!.dev, ino: info!.ino });
+    info = lstatOrRefuse(next, ws);
     if (!info.isSymlink) {
       if (!last && !info.isDirectory) {
         throw refuse("not_a_directory", `A component of the path is not a directory in the ${ws}.`);
@@ -165,6 +184,7 @@ export function resolveInWorkspace(policy: ContainmentPolicy, userPath: string):
       current = next;
       continue;
     }
+    plain = false;
     if (last && !policy.followSymlinks) {
       throw refuse(
         "symlink_not_followed",
@@ -185,9 +205,12 @@ export function resolveInWorkspace(policy: ContainmentPolicy, userPath: string):
   if (policy.denylist.deniesPath(relative)) {
     throw refuse("denied_path", `That path is on the denylist of the ${ws}.`);
   }
-  const pinnedAt = Date.now();
-  const { info, ancestors } = pin(policy.root, current, ws);
-  return { absolute: current, relative, info, ancestors, pinnedAt };
+  if (plain && info !== undefined) {
+    return { absolute: current, relative, info, ancestors, pinnedAt };
+  }
+  const pinnedAgainAt = Date.now();
+  const pinned = pin(policy.root, current, ws);
+  return { absolute: current, relative, ...pinned, pinnedAt: pinnedAgainAt };
 }
 
 /**

@@ -140,12 +140,12 @@ export class Workspace {
 
   /**
    * {@linkcode readRegularFile} without the promise: the same checks, the same refusals.
-   * With `reuse`, a quiet file's identity is offered to it once the opened handle passed
-   * every check of a read (it is the file resolution examined, a regular file within the
-   * cap). `"reuse"`: the bytes are not read, the swap confirmation still runs, and the
-   * answer is `reused` with empty bytes. `"keep"`: read, and the identity is returned if a
-   * second `fstat` after the read still gives it. `"read"`: read as without `reuse`
-   * (ADR-081).
+   * With `reuse`, a quiet file's identity as resolution's `lstat` saw it is offered to it
+   * (ADR-098; a regular file within the cap). `"reuse"`: nothing is opened or read, the swap
+   * confirmation still runs against what resolution examined, and the answer is `reused`
+   * with empty bytes. `"keep"`: opened and read, and the identity is returned only if the
+   * opened handle gave the same identity before the read and again after it. `"read"`:
+   * read as without `reuse` (ADR-081).
    */
   readRegularFileSync(
     target: ResolvedPath,
@@ -162,6 +162,25 @@ export class Workspace {
       );
     }
     if (target.info.size > maxBytes) throw this.#tooLarge(maxBytes);
+    // A cached answer needs no handle (ADR-098): what it serves was read through one that
+    // passed every check below, from this very inode with this very identity, and a quiet
+    // inode cannot change without its ctime showing it. What resolution examined is what the
+    // confirmation checks the path still leads to, exactly as it checks a read's handle
+    // (whose device and inode must equal resolution's anyway).
+    const identity = reuse && quietIdentity(target.info, target.pinnedAt);
+    const wanted = identity ? reuse!(identity) : "read";
+    if (wanted === "reuse") {
+      // And more than a read's check: the path must still lead to a regular file of that very
+      // identity, not only that inode number (a FIFO or file made after a removal may reuse it).
+      const same = () => this.#sameIdentity(target.absolute, identity!);
+      this.#confirm(target, same, same);
+      return {
+        bytes: new Uint8Array(0),
+        linkCount: target.info.nlink ?? 1,
+        identity,
+        reused: true,
+      };
+    }
     // Synchronous calls: a tool worker runs one call at a time, so nothing waits behind them,
     // and each async `node:fs` call costs a promise round trip through the event loop (about
     // 140 µs of CPU for open, stat, read and close against about 33 µs synchronously, ADR-074).
@@ -194,12 +213,8 @@ export class Workspace {
         throw this.#changedDuringCall();
       }
       if (info.size > maxBytes) throw this.#tooLarge(maxBytes);
-      const identity = reuse && quietIdentity(info, target.pinnedAt);
-      const wanted = identity ? reuse!(identity) : "read";
-      if (wanted === "reuse") {
-        this.#confirm(target, () => this.#sameAs(target.absolute, info));
-        return { bytes: new Uint8Array(0), linkCount: info.nlink, identity, reused: true };
-      }
+      // Kept only when the handle's identity is the one a later call will be offered.
+      const keep = wanted === "keep" && identityOf(statFields(info)) === identity;
       const chunks: Uint8Array[] = [];
       let total = 0;
       // One read usually takes the whole file: the buffer is sized to it (plus one byte to see
@@ -223,7 +238,7 @@ export class Workspace {
         );
       }
       // Still the same file as when it was opened: what was read may key a cache.
-      const unchanged = wanted === "keep" && identityOf(fstatSync(fd)) === identity;
+      const unchanged = keep && identityOf(statFields(fstatSync(fd))) === identity;
       return unchanged ? { bytes, linkCount: info.nlink, identity } : {
         bytes,
         linkCount: info.nlink,
@@ -332,15 +347,19 @@ export class Workspace {
    * next, so whatever its timing each probe stops a swap with probability
    * about one half. A genuine call under such a swap is refused too: retry.
    */
-  #confirm(target: ResolvedPath, content: () => boolean): void {
+  #confirm(
+    target: ResolvedPath,
+    content: () => boolean,
+    leadsToTarget: () => boolean = () => this.#sameAs(target.absolute, target.info),
+  ): void {
     try {
-      const chain = this.#chain(target);
+      const chain = this.#chain(target, leadsToTarget);
       if (chain === "quiet") return;
       if (chain === "changed") throw this.#changedDuringCall();
       const bits = crypto.getRandomValues(new Uint8Array(SWAP_PROBES / 8));
       for (let i = 0; i < SWAP_PROBES; i++) {
         const probeContent = ((bits[i >> 3] >> (i & 7)) & 1) === 1;
-        if (probeContent ? !content() : this.#chain(target) === "changed") {
+        if (probeContent ? !content() : this.#chain(target, leadsToTarget) === "changed") {
           throw this.#changedDuringCall();
         }
       }
@@ -356,10 +375,10 @@ export class Workspace {
    * in addition no directory on the way had an entry changed since the call
    * began. Deepest first: a directory is judged quiet only after everything
    * below it was checked, so a swap in it before then would show in its
-   * `ctime`.
+   * `ctime`. `leadsToTarget` checks the target (by default: the same device and inode).
    */
-  #chain(target: ResolvedPath): "changed" | "recent" | "quiet" {
-    if (!this.#sameAs(target.absolute, target.info)) return "changed";
+  #chain(target: ResolvedPath, leadsToTarget: () => boolean): "changed" | "recent" | "quiet" {
+    if (!leadsToTarget()) return "changed";
     let quiet = true;
     const since = target.pinnedAt - QUIET_MS;
     for (let i = target.ancestors.length - 1; i >= 0; i--) {
@@ -380,6 +399,12 @@ export class Workspace {
     return now.dev === info.dev && now.ino === info.ino;
   }
 
+  /** Whether `path` (not followed) is a regular file whose identity is `identity`. */
+  #sameIdentity(path: string, identity: string): boolean {
+    const now = Deno.lstatSync(path);
+    return now.isFile && identityOf(infoFields(now)) === identity;
+  }
+
   #tooLarge(maxBytes: number): ToolRefusal {
     return new ToolRefusal(
       "too_large",
@@ -388,8 +413,35 @@ export class Workspace {
   }
 }
 
-/** A handle's identity: what changes whenever its bytes, its name count or its place do. */
-function identityOf(info: Stats): string {
+/** The fields of a file's status that make its identity, from `lstat` or `fstat` alike. */
+interface StatFields {
+  readonly dev: number;
+  readonly ino: number | null;
+  readonly size: number;
+  readonly mtimeMs: number | null;
+  readonly ctimeMs: number | null;
+  readonly nlink: number | null;
+}
+
+/** A node `fstat`'s identity fields. */
+function statFields(info: Stats): StatFields {
+  return info;
+}
+
+/** A Deno `lstat`'s identity fields (the same numbers node's `fstat` gives: ADR-098). */
+function infoFields(info: Deno.FileInfo): StatFields {
+  return {
+    dev: info.dev,
+    ino: info.ino,
+    size: info.size,
+    mtimeMs: info.mtime?.getTime() ?? null,
+    ctimeMs: info.ctime?.getTime() ?? null,
+    nlink: info.nlink,
+  };
+}
+
+/** A file's identity: what changes whenever its bytes, its name count or its place do. */
+function identityOf(info: StatFields): string {
   return `${info.dev}:${info.ino}:${info.size}:${info.mtimeMs}:${info.ctimeMs}:${info.nlink}`;
 }
 
@@ -401,9 +453,11 @@ function identityOf(info: Stats): string {
  * file changed lately is not offered. Deno reports `ctime` in whole seconds: the change
  * may be up to one later (ADR-081).
  */
-function quietIdentity(info: Stats, since: number): string | undefined {
-  if (!(info.ctimeMs + 1000 <= since - QUIET_MS)) return undefined;
-  return identityOf(info);
+function quietIdentity(info: Deno.FileInfo, since: number): string | undefined {
+  // No inode number or no ctime (a platform that reports neither): never offered.
+  if (info.ino === null || info.ctime === null || info.nlink === null) return undefined;
+  if (!(info.ctime.getTime() + 1000 <= since - QUIET_MS)) return undefined;
+  return identityOf(infoFields(info));
 }
 
 /** Whether the directory at `path` holds exactly `sorted` (the names, sorted). */

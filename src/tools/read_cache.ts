@@ -7,11 +7,13 @@
  * recently used first out); `0` turns it off.
  *
  * What it never skips: every call still resolves its path through
- * containment (denylist, symlinks), opens the file and checks the handle
- * against resolution, is confirmed against swaps, gets its own fence nonce
- * and its own answer; only the read of the bytes and the work done on them
- * are saved, and only for a file whose identity could not have stayed the
- * same through a change (`Workspace.readRegularFileSync`'s `identity`).
+ * containment (denylist, symlinks), is confirmed against swaps (on a hit,
+ * that the path still leads to a regular file of the kept identity: a hit
+ * opens nothing, ADR-098), gets its own fence nonce and its own answer; only
+ * the open and read of the bytes and the work done on them are saved, and
+ * only for a file whose identity could not have stayed the same through a
+ * change (`Workspace.readRegularFileSync`'s `identity`; what is kept was read
+ * through a handle that passed every check of a read).
  *
  * @module
  */

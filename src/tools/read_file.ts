@@ -61,8 +61,9 @@ type ReadFileArgs = z.infer<typeof ReadFileInput>;
 function readFile(args: ReadFileArgs, ctx: ToolContext): RawToolResult {
   const target = ctx.workspace.resolve(args.path);
   // A quiet file this worker already read under this name and range is not read again: its
-  // result is the one made then (ADR-081). Resolution above and the handle's checks and the
-  // swap confirmation inside the read still run; the answer is fenced afresh.
+  // result is the one made then (ADR-081). Resolution above and the swap confirmation inside
+  // the read still run (against the file's whole identity: a hit opens nothing, ADR-098); the
+  // answer is fenced afresh.
   const cache = ctx.readCache;
   const keyOf = (identity: string) =>
     `${identity}|${args.start_line ?? ""}|${args.end_line ?? ""}|${target.relative}`;

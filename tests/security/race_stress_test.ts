@@ -30,6 +30,7 @@ import { type Sandbox, startSandbox } from "../../src/isolation/sandbox.ts";
 import { configFor, makeWorkspace, startServer, type TempWorkspace } from "../helpers/fixtures.ts";
 import type { StressArgs, StressReport } from "./fixtures/stress_worker.ts";
 import { HANG_DEADLINE_MS, OUTSIDE_SECRET, within } from "./helpers.ts";
+import { QUIET_MS } from "../../src/access/workspace.ts";
 
 const STRESS_WORKER = new URL("./fixtures/stress_worker.ts", import.meta.url);
 const SWAPPER = new URL("./fixtures/swapper.ts", import.meta.url);
@@ -42,6 +43,7 @@ async function stressUnderSwap(
   tool: StressArgs["tool"],
   args: Record<string, unknown>,
   needle: string,
+  options: { quiet?: boolean } = {},
 ): Promise<StressReport> {
   await using ws = await makeWorkspace({
     "sub/secret.txt": "INSIDE\n",
@@ -49,6 +51,9 @@ async function stressUnderSwap(
     "swap": { symlink: "../outside" },
   });
   await Deno.writeTextFile(`${ws.outside}/${OUTSIDE_NAME}`, "x\n");
+  // Files old enough for the read cache to keep them (QUIET_MS plus Deno's second of ctime
+  // rounding): the inside file is then answered from the cache in the loop (ADR-098).
+  if (options.quiet) await new Promise((resolve) => setTimeout(resolve, QUIET_MS + 1100));
   const settings = sandboxSettings(
     configFor(ws.root, { MCP_SANDBOX__TOOL_TIMEOUT_MS: String(STRESS_MS + 20_000) }),
   );
@@ -137,6 +142,23 @@ Deno.test({
       OUTSIDE_SECRET,
     );
     assertRaced(report);
+    assert.equal(report.leaks, 0, `outside content was returned: ${JSON.stringify(report)}`);
+  },
+});
+
+Deno.test({
+  name:
+    "attack: read_file answered from the read cache (no open on a hit, ADR-098) while a directory on the path is exchanged with a link to outside in a loop never returns outside content",
+  ignore: !linux,
+  async fn() {
+    const report = await stressUnderSwap(
+      "read_file",
+      { path: "sub/secret.txt" },
+      OUTSIDE_SECRET,
+      { quiet: true },
+    );
+    assertRaced(report);
+    assert.ok(report.cacheHits >= 100, `the cache barely answered: ${JSON.stringify(report)}`);
     assert.equal(report.leaks, 0, `outside content was returned: ${JSON.stringify(report)}`);
   },
 });

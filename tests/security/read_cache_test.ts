@@ -16,6 +16,7 @@ import type { CallToolResult } from "@modelcontextprotocol/server";
 import { REFUSAL_META_KEY } from "../../src/contract/envelope.ts";
 import { fakeSecret } from "../../src/secrets/rule.ts";
 import { QUIET_MS } from "../../src/access/workspace.ts";
+import { ToolRefusal } from "../../src/contract/refusal.ts";
 import { cachedConformingResult } from "../../src/protocol/shape.ts";
 import { findTool } from "../../src/tools/registry.ts";
 import { ReadCache } from "../../src/tools/read_cache.ts";
@@ -45,6 +46,13 @@ const ws: TempWorkspace = await makeWorkspace({
     Array.from({ length: 10 }, (_, i) => [`bound/${i}.txt`, `${i}`.repeat(2000) + "\n"]),
   ),
   "e2e.txt": LINES,
+  "hit_fifo.txt": LINES,
+  "hit_other.txt": LINES,
+  "hit_planted.txt": "PLANTED\n",
+  "hit_linked.txt": LINES,
+  "hitdir/secret.txt": "INSIDE\n",
+  "hit_control.txt": LINES,
+  "hit_rewritten.txt": LINES,
 });
 // Old enough that their ctime says no change can hide in its clock tick (Deno reports it in
 // whole seconds, hence the extra second).
@@ -238,4 +246,96 @@ Deno.test("read cache, attack through the real workers: a same-size rewrite with
     nonces.add(nonceOf(result));
   }
   assert.equal(nonces.size, 12);
+});
+
+/**
+ * A hit opens nothing (ADR-098): `reuse` answering "reuse" stands for a cache that holds the
+ * identity resolution saw. The refusal code `fn` throws (it must throw a refusal).
+ */
+function refusedWith(what: string, fn: () => unknown): string {
+  try {
+    fn();
+  } catch (error) {
+    assert.ok(error instanceof ToolRefusal, `not a refusal: ${error}`);
+    return error.code;
+  }
+  assert.fail(`${what}: answered from the cache instead of refused`);
+}
+
+Deno.test("read cache, attack: a cached file swapped after resolution (for a FIFO, another file, a link to outside) is refused, never answered from the cache without being opened", async () => {
+  const { workspace } = directContext(ws.root);
+  const swaps: [string, () => Promise<void>][] = [
+    ["hit_fifo.txt", async () => {
+      await Deno.remove(ws.path("hit_fifo.txt"));
+      const made = await new Deno.Command("mkfifo", { args: [ws.path("hit_fifo.txt")] }).output();
+      assert.ok(made.success);
+    }],
+    ["hit_other.txt", () => Deno.rename(ws.path("hit_planted.txt"), ws.path("hit_other.txt"))],
+    ["hit_linked.txt", async () => {
+      await Deno.remove(ws.path("hit_linked.txt"));
+      await Deno.symlink(ws.outside + "/secret.txt", ws.path("hit_linked.txt"));
+    }],
+    ["hitdir/secret.txt", async () => {
+      await Deno.rename(ws.path("hitdir"), ws.path("hitdir.orig"));
+      await Deno.symlink(ws.outside, ws.path("hitdir"));
+    }],
+  ];
+  for (const [path, swap] of swaps) {
+    const target = workspace.resolve(path);
+    const offered: string[] = [];
+    await swap();
+    const started = performance.now();
+    const code = refusedWith(
+      path,
+      () =>
+        workspace.readRegularFileSync(target, 1_000_000, (identity) => {
+          offered.push(identity);
+          return "reuse";
+        }),
+    );
+    assert.equal(code, "unreadable", path);
+    assert.equal(offered.length, 1, `${path}: the identity resolution saw was offered`);
+    assert.ok(performance.now() - started < 2000, `${path}: nothing blocked`);
+  }
+});
+
+Deno.test("read cache: the identity a hit is offered before any open is the one the opened handle gives, before and after the read", () => {
+  const { workspace } = directContext(ws.root);
+  const target = workspace.resolve("hit_control.txt");
+  const info = Deno.lstatSync(ws.path("hit_control.txt"));
+  const expected = [
+    info.dev,
+    info.ino,
+    info.size,
+    info.mtime!.getTime(),
+    info.ctime!.getTime(),
+    info.nlink,
+  ]
+    .join(":");
+  let offered: string | undefined;
+  const kept = workspace.readRegularFileSync(target, 1_000_000, (identity) => {
+    offered = identity;
+    return "keep";
+  });
+  assert.equal(offered, expected);
+  assert.equal(kept.identity, expected, "the handle's fstat agreed, so the read may be kept");
+  assert.equal(new TextDecoder().decode(kept.bytes), LINES);
+  const reused = workspace.readRegularFileSync(target, 1_000_000, () => "reuse");
+  assert.equal(reused.reused, true, "no swap: the hit is answered");
+  assert.equal(reused.bytes.length, 0);
+});
+
+Deno.test("read cache, attack: a file rewritten in place between resolution and the open is read, but never kept under the identity resolution saw", async () => {
+  const { workspace } = directContext(ws.root);
+  const target = workspace.resolve("hit_rewritten.txt");
+  let offered: string | undefined;
+  // Same inode, so the handle passes the identity check of any read; its ctime moved.
+  await Deno.writeTextFile(ws.path("hit_rewritten.txt"), LINES.replace("first", "AFTER"));
+  const read = workspace.readRegularFileSync(target, 1_000_000, (identity) => {
+    offered = identity;
+    return "keep";
+  });
+  assert.ok(offered !== undefined, "the file was quiet when resolution saw it");
+  assert.match(new TextDecoder().decode(read.bytes), /AFTER/);
+  assert.equal(read.identity, undefined, "what was read is not what the offered identity names");
 });

@@ -111,3 +111,21 @@ Deno.test("attack: a nonce hidden in mixed case, or beside characters that chang
   // A nonce that is not lowercase hex is checked on the lowercased copy, as before.
   assert.equal(containsFolded("x\u212ay", "k"), true);
 });
+
+Deno.test("fence, attack: nonces drawn across many refills of the random pool never repeat, and none is the wiped pool's zeros", () => {
+  // 64 nonces a refill (ADR-099): 5,000 draws cross 78 refills.
+  const seen = new Set<string>();
+  for (let i = 0; i < 5000; i++) {
+    const nonce = newNonce();
+    assert.match(nonce, /^[0-9a-f]{32}$/);
+    assert.notEqual(nonce, "0".repeat(32));
+    seen.add(nonce);
+  }
+  assert.equal(seen.size, 5000);
+  // Each hex digit at each position about as often as the others: a byte served twice or
+  // a table off by one would skew them.
+  const counts = new Array(16).fill(0);
+  for (const nonce of seen) for (const c of nonce) counts[parseInt(c, 16)]++;
+  const mean = (5000 * 32) / 16;
+  for (const count of counts) assert.ok(Math.abs(count - mean) < mean * 0.05, String(counts));
+});

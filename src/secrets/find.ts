@@ -548,9 +548,13 @@ interface ScanState {
   /** Per exact keyword, how often its start showed without it, and where `indexOf` found it next. */
   readonly misses: Int32Array;
   readonly nextAt: Int32Array;
-  /** This pass's copies of the table's `third` and `wide`, lists unnamed as they are done. */
-  readonly third: Uint16Array;
-  readonly wide: Uint16Array;
+  /**
+   * The table's `third` and `wide`, copied for this pass (`owned`) when a list is first unnamed:
+   * a short string, which most are, costs no copy.
+   */
+  third: Uint16Array;
+  wide: Uint16Array;
+  owned: boolean;
   readonly table: KeywordTable;
 }
 
@@ -614,6 +618,11 @@ function seenExact(state: ScanState, e: number): void {
   const { lists, slots, holding } = state.table;
   for (const l of holding[e]) {
     if (!lists[l].every((entry) => !entry.folded && state.seen[entry.index] === 1)) continue;
+    if (!state.owned) {
+      state.third = state.third.slice();
+      state.wide = state.wide.slice();
+      state.owned = true;
+    }
     for (const slot of slots[l]) {
       if (slot >= WIDE_SLOT) state.wide[slot - WIDE_SLOT] = 0;
       else state.third[slot] = 0;
@@ -632,15 +641,15 @@ function seenExact(state: ScanState, e: number): void {
  */
 function scanKeywords(text: string, table: KeywordTable): Hits {
   const { pairs, lists, from, alone, entries } = table;
-  const third = table.third.slice(), wide = table.wide.slice();
   const state: ScanState = {
-    found: new Int32Array(256),
+    found: new Int32Array(16),
     length: 0,
     seen: new Uint8Array(entries.length),
     misses: new Int32Array(entries.length),
     nextAt: new Int32Array(entries.length).fill(-1),
-    third,
-    wide,
+    third: table.third,
+    wide: table.wide,
+    owned: false,
     table,
   };
   const alonePositions = new Map<number, number[]>();
@@ -654,7 +663,7 @@ function scanKeywords(text: string, table: KeywordTable): Hits {
       const b = pairs[(c0 << 7) | c1];
       if (b !== 0) {
         const c2 = i + 2 < n ? text.charCodeAt(i + 2) : 128; // (past the end: the wide list)
-        const l = c2 < 128 ? third[(b << 7) | c2] : wide[b];
+        const l = c2 < 128 ? state.third[(b << 7) | c2] : state.wide[b];
         if (l !== 0) compareList(text, i, lists[l], from[l], state);
       }
     }

@@ -396,8 +396,12 @@ interface KeywordTable {
   readonly holding: readonly (readonly number[])[];
 }
 
-/** Misses of an exact keyword before the pass looks for it by `indexOf` instead. */
+/**
+ * Misses of an exact keyword before the pass may look for it by `indexOf` instead, and what one
+ * miss costs in code units an `indexOf` reads (a comparison about 15 ns, a code unit about 1).
+ */
 const MISSES_BEFORE_SEARCH = 64;
+const MISS_COST = 16;
 
 /** A slot of `wide` among `third`'s, in {@linkcode KeywordTable.slots}. */
 const WIDE_SLOT = 1 << 24;
@@ -561,6 +565,8 @@ interface ScanState {
 /**
  * Records each keyword of `list` that occurs at `i`, compared past the code units the tables
  * matched (`skip`); an exact keyword is recorded once (the first offset), a folded one each time.
+ * True when a list was unnamed, so the pass reads the tables again: the loop keeps them in locals,
+ * since a field it reads that changes type mid-pass cost its optimized code (30 ms per MiB).
  */
 function compareList(
   text: string,
@@ -568,20 +574,24 @@ function compareList(
   list: readonly Entry[],
   skip: readonly number[],
   state: ScanState,
-): void {
+): boolean {
   const n = text.length;
+  let unnamed = false;
   for (let e = 0; e < list.length; e++) {
     const entry = list[e];
     if (state.seen[entry.index] === 1) continue; // (an exact keyword found already, or absent)
     const keyword = entry.text, size = keyword.length;
     if (i + size > n) continue;
-    if (!entry.folded && state.misses[entry.index] >= MISSES_BEFORE_SEARCH) {
+    const misses = state.misses[entry.index];
+    if (!entry.folded && misses >= MISSES_BEFORE_SEARCH && misses * MISS_COST >= n - i) {
       // An exact keyword whose start the text keeps showing without it: where it next occurs is
       // one `indexOf`, and until there nothing needs comparing (nowhere, if it does not occur).
+      // Only once its misses have cost about what a search of the rest would: an `indexOf` that
+      // finds nothing reads the rest (about 1 ms per MiB on text full of its first letters).
       let at = state.nextAt[entry.index];
       if (at < i) state.nextAt[entry.index] = at = text.indexOf(keyword, i);
       if (at < 0) {
-        seenExact(state, entry.index);
+        unnamed = seenExact(state, entry.index) || unnamed;
         continue;
       }
       if (at > i) continue;
@@ -603,18 +613,21 @@ function compareList(
       state.found[state.length] = i;
       state.found[state.length + 1] = entry.index;
       state.length += 2;
-      if (!entry.folded) seenExact(state, entry.index);
+      if (!entry.folded) unnamed = seenExact(state, entry.index) || unnamed;
     }
   }
+  return unnamed;
 }
 
 /**
  * Marks exact keyword `e` seen, and unnames each list that holds it where the pass no longer
  * looks for anything it holds (every keyword of it exact and seen): a flood of one exact keyword
- * then costs the pass two table reads per occurrence and no call (ADR-092).
+ * then costs the pass two table reads per occurrence and no call (ADR-092). True when it
+ * unnamed a list.
  */
-function seenExact(state: ScanState, e: number): void {
+function seenExact(state: ScanState, e: number): boolean {
   state.seen[e] = 1;
+  let unnamed = false;
   const { lists, slots, holding } = state.table;
   for (const l of holding[e]) {
     if (!lists[l].every((entry) => !entry.folded && state.seen[entry.index] === 1)) continue;
@@ -627,7 +640,9 @@ function seenExact(state: ScanState, e: number): void {
       if (slot >= WIDE_SLOT) state.wide[slot - WIDE_SLOT] = 0;
       else state.third[slot] = 0;
     }
+    unnamed = true;
   }
+  return unnamed;
 }
 
 /**
@@ -641,6 +656,7 @@ function seenExact(state: ScanState, e: number): void {
  */
 function scanKeywords(text: string, table: KeywordTable): Hits {
   const { pairs, lists, from, alone, entries } = table;
+  let third = table.third, wide = table.wide;
   const state: ScanState = {
     found: new Int32Array(16),
     length: 0,
@@ -663,8 +679,11 @@ function scanKeywords(text: string, table: KeywordTable): Hits {
       const b = pairs[(c0 << 7) | c1];
       if (b !== 0) {
         const c2 = i + 2 < n ? text.charCodeAt(i + 2) : 128; // (past the end: the wide list)
-        const l = c2 < 128 ? state.third[(b << 7) | c2] : state.wide[b];
-        if (l !== 0) compareList(text, i, lists[l], from[l], state);
+        const l = c2 < 128 ? third[(b << 7) | c2] : wide[b];
+        if (l !== 0 && compareList(text, i, lists[l], from[l], state)) {
+          third = state.third; // (a list was unnamed: this pass's copies of the tables)
+          wide = state.wide;
+        }
       }
     }
     c0 = c1;

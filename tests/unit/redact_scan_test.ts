@@ -227,3 +227,17 @@ Deno.test("redact-scan: attack — floods of matches of two rules interleaved ke
   assert.equal(redactSecrets(text, counts), reference.redactSecrets(text, want));
   assert.deepEqual([...counts].sort(), [...want].sort());
 });
+
+Deno.test("redact-scan: attack — every exact keyword's first three code units, thousands of times, then the keywords", () => {
+  // The pass switches an exact keyword to indexOf only once its misses have cost about a search
+  // of the rest: on a text made of every exact keyword's start (and every folded one's but the
+  // last unit), the keys placed after the flood, and between its copies, must all be found.
+  const starts = PATTERN_RULES.flatMap((r) =>
+    r.keywords.filter((k) => k.length > 3).map((k) => r.ignoreCase ? k.slice(0, -1) : k.slice(0, 3))
+  );
+  const flood = (starts.join("# ") + "# ").repeat(400);
+  const samples = SECRET_RULES.flatMap((r) => r.samples().match);
+  const text = flood + samples.join("\n") + "\n" + flood.slice(0, 5000) + samples.join(" ; ");
+  const spans = same(text, "starts flood");
+  assert.ok(spans.length >= samples.length, `${spans.length} of ${samples.length} samples`);
+});

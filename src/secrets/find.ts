@@ -515,8 +515,9 @@ function keywordTable(rules: readonly SecretRule[]): KeywordTable {
 }
 
 /**
- * The keywords found in one text: `found[2h]` is where hit `h` starts and `found[2h + 1]` which
- * keyword (entry) it is, the first `2 * count` in text order; then, per entry, its offsets.
+ * The keywords found in one text, per entry: `pos[e]` holds its offsets in order (the first
+ * `count[e]`; for an exact keyword only its first offset). The pass records hits as pairs (offset,
+ * entry) in text order, split by entry once it ends.
  */
 interface Hits {
   readonly pos: (Int32Array | undefined)[];

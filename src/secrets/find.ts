@@ -406,6 +406,9 @@ const MISS_COST = 16;
 /** A slot of `wide` among `third`'s, in {@linkcode KeywordTable.slots}. */
 const WIDE_SLOT = 1 << 24;
 
+/** Texts at least this long get their own copy of the list tables, where lists are unnamed. */
+const OWN_TABLES_FROM = 4096;
+
 const TABLES = new WeakMap<readonly SecretRule[], KeywordTable>();
 
 function isAscii(text: string): boolean {
@@ -553,21 +556,16 @@ interface ScanState {
   /** Per exact keyword, how often its start showed without it, and where `indexOf` found it next. */
   readonly misses: Int32Array;
   readonly nextAt: Int32Array;
-  /**
-   * The table's `third` and `wide`, copied for this pass (`owned`) when a list is first unnamed:
-   * a short string, which most are, costs no copy.
-   */
-  third: Uint16Array;
-  wide: Uint16Array;
-  owned: boolean;
+  /** The tables this pass reads; `owned` when they are its own copies, where lists are unnamed. */
+  readonly third: Uint16Array;
+  readonly wide: Uint16Array;
+  readonly owned: boolean;
   readonly table: KeywordTable;
 }
 
 /**
  * Records each keyword of `list` that occurs at `i`, compared past the code units the tables
  * matched (`skip`); an exact keyword is recorded once (the first offset), a folded one each time.
- * True when a list was unnamed, so the pass reads the tables again: the loop keeps them in locals,
- * since a field it reads that changes type mid-pass cost its optimized code (30 ms per MiB).
  */
 function compareList(
   text: string,
@@ -575,9 +573,8 @@ function compareList(
   list: readonly Entry[],
   skip: readonly number[],
   state: ScanState,
-): boolean {
+): void {
   const n = text.length;
-  let unnamed = false;
   for (let e = 0; e < list.length; e++) {
     const entry = list[e];
     if (state.seen[entry.index] === 1) continue; // (an exact keyword found already, or absent)
@@ -592,7 +589,7 @@ function compareList(
       let at = state.nextAt[entry.index];
       if (at < i) state.nextAt[entry.index] = at = text.indexOf(keyword, i);
       if (at < 0) {
-        unnamed = seenExact(state, entry.index) || unnamed;
+        seenExact(state, entry.index);
         continue;
       }
       if (at > i) continue;
@@ -614,36 +611,27 @@ function compareList(
       state.found[state.length] = i;
       state.found[state.length + 1] = entry.index;
       state.length += 2;
-      if (!entry.folded) unnamed = seenExact(state, entry.index) || unnamed;
+      if (!entry.folded) seenExact(state, entry.index);
     }
   }
-  return unnamed;
 }
 
 /**
  * Marks exact keyword `e` seen, and unnames each list that holds it where the pass no longer
  * looks for anything it holds (every keyword of it exact and seen): a flood of one exact keyword
- * then costs the pass two table reads per occurrence and no call (ADR-092). True when it
- * unnamed a list.
+ * then costs the pass two table reads per occurrence and no call (ADR-092).
  */
-function seenExact(state: ScanState, e: number): boolean {
+function seenExact(state: ScanState, e: number): void {
   state.seen[e] = 1;
-  let unnamed = false;
+  if (!state.owned) return; // (a short text keeps the shared tables)
   const { lists, slots, holding } = state.table;
   for (const l of holding[e]) {
     if (!lists[l].every((entry) => !entry.folded && state.seen[entry.index] === 1)) continue;
-    if (!state.owned) {
-      state.third = state.third.slice();
-      state.wide = state.wide.slice();
-      state.owned = true;
-    }
     for (const slot of slots[l]) {
       if (slot >= WIDE_SLOT) state.wide[slot - WIDE_SLOT] = 0;
       else state.third[slot] = 0;
     }
-    unnamed = true;
   }
-  return unnamed;
 }
 
 /**
@@ -655,21 +643,24 @@ function seenExact(state: ScanState, e: number): boolean {
  * whole text did this before (3–11 ms per MiB by the text's characters, and more after a
  * garbage collection dropped their compiled code), then a search per keyword occurrence.
  */
-function scanKeywords(text: string, table: KeywordTable): Hits {
-  const { pairs, lists, from, alone, entries } = table;
-  let third = table.third, wide = table.wide;
+function scanKeywords(text: string, table: KeywordTable): ScanState {
+  const { pairs, lists, from, entries } = table;
+  // Lists are unnamed in this pass's own copy of the tables, made only for a text long enough
+  // for the copy (15 KB) not to matter: a result's structured half is thousands of short strings.
+  const own = text.length >= OWN_TABLES_FROM;
+  const third = own ? table.third.slice() : table.third;
+  const wide = own ? table.wide.slice() : table.wide;
   const state: ScanState = {
     found: new Int32Array(16),
     length: 0,
     seen: new Uint8Array(entries.length),
     misses: new Int32Array(entries.length),
     nextAt: new Int32Array(entries.length).fill(-1),
-    third: table.third,
-    wide: table.wide,
-    owned: false,
+    third,
+    wide,
+    owned: own,
     table,
   };
-  const alonePositions = new Map<number, number[]>();
   const n = text.length;
   let c0 = n > 0 ? text.charCodeAt(0) : 0;
   // (The loop holds only table reads; the rare comparisons are a call of their own, so the
@@ -681,15 +672,24 @@ function scanKeywords(text: string, table: KeywordTable): Hits {
       if (b !== 0) {
         const c2 = i + 2 < n ? text.charCodeAt(i + 2) : 128; // (past the end: the wide list)
         const l = c2 < 128 ? third[(b << 7) | c2] : wide[b];
-        if (l !== 0 && compareList(text, i, lists[l], from[l], state)) {
-          third = state.third; // (a list was unnamed: this pass's copies of the tables)
-          wide = state.wide;
-        }
+        if (l !== 0) compareList(text, i, lists[l], from[l], state);
       }
     }
     c0 = c1;
   }
-  for (const entry of alone) {
+  return state;
+}
+
+/**
+ * The pass's hits split by keyword, with the keywords the tables cannot hold searched alone
+ * (`indexOf`, or their own `i` pattern). Apart from the pass, so that the pass's optimized code
+ * holds nothing but the loop: inlined, this work (which code with few hits rarely runs) deopted
+ * it at the end of every call, and the next call's loop ran unoptimized until replaced on the
+ * stack (34 deopts in 33 calls on code).
+ */
+function hitsOf(text: string, table: KeywordTable, state: ScanState): Hits {
+  const hits = byEntry(state.found, state.length, table.entries.length);
+  for (const entry of table.alone) {
     const search = entry.folded ? new RegExp(escapeLiteral(entry.text), "gi") : undefined;
     const at: number[] = [];
     for (let from = 0;;) {
@@ -703,13 +703,9 @@ function scanKeywords(text: string, table: KeywordTable): Hits {
       if (!entry.folded) break; // (an exact keyword: its first offset, as in the pass)
       from = i + 1;
     }
-    alonePositions.set(entry.index, at);
-  }
-  const hits = byEntry(state.found, state.length, entries.length);
-  for (const [e, at] of alonePositions) {
     if (at.length > 0) {
-      hits.pos[e] = Int32Array.from(at);
-      hits.count[e] = at.length;
+      hits.pos[entry.index] = Int32Array.from(at);
+      hits.count[entry.index] = at.length;
     }
   }
   return hits;
@@ -783,7 +779,7 @@ export function findSecrets(
 
 function findSpans(text: string, rules: readonly SecretRule[]): Spans {
   const table = keywordTable(rules);
-  const hits = scanKeywords(text, table);
+  const hits = hitsOf(text, table, scanKeywords(text, table));
   // Overlaps go to the earlier rule: a span is kept only if it overlaps no span kept before.
   // The spans of earlier rules are one sorted list; a rule's own come in increasing order
   // (each scan resumes past its last match), so one cursor walks the list once per rule, and

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { findSecrets, replaceSpans, type RuleCounts } from "../secrets/find.ts";
+import { redactSecrets, type RuleCounts } from "../secrets/find.ts";
 import { secretMarker } from "../secrets/cut.ts";
 import type { RedactionAudit } from "../contract/envelope.ts";
 import type { RawOk, TextPart, WithheldSecret } from "../contract/result.ts";
@@ -38,7 +38,7 @@ export class RedactionMemo {
     if (known) return known;
     const counts: RuleCounts = new Map();
     const done: Redacted = {
-      text: replaceSpans(text, findSecrets(text), counts),
+      text: redactSecrets(text, counts),
       counts: [...counts],
     };
     if (text.length < LONG_STRING) this.#seen.set(text, done);

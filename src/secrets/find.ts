@@ -1,16 +1,13 @@
 /**
- * Finding secrets in linear time: one pass per case (an alternation over
- * the text, and a case-insensitive one over the same text) finds which
- * rules' keywords occur at all and where first; each of those rules then
- * looks at each occurrence of one of its keywords (never at an occurrence
- * inside a run of the token's own characters, see `notAfter`), rejects it
- * cheaply when what follows cannot be the token (`follows`, ADR-070), and
- * tries its sticky pattern only where it can; a rule's keywords and reject,
- * searched ahead as one pattern (its gate, ADR-077), let the scan jump over
- * a flood of candidates that cannot pass; after a match the search resumes
- * past it. Block rules (PEM keys) follow the body once and resume
- * after it. Overlaps go to the earlier rule. The cost is O(length × rules),
- * checked on hostile input by `scripts/bench_content.ts`.
+ * Finding secrets in linear time: one pass over the text finds every keyword of every rule
+ * (a loop over pairs of code units and a table, ADR-092); each rule whose keywords occur then
+ * looks at each occurrence of one of them (never at an occurrence inside a run of the token's
+ * own characters, see `notAfter`), rejects it cheaply when what follows cannot be the token
+ * (`follows`, ADR-070), and tries its sticky pattern only where it can; a rule's keywords and
+ * reject, searched ahead as one pattern (its gate, ADR-077), let the scan jump over a flood of
+ * candidates that cannot pass; after a match the search resumes past it. Block rules (PEM
+ * keys) follow the body once and resume after it. Overlaps go to the earlier rule. The cost is
+ * O(length × rules), checked on hostile input by `scripts/bench_content.ts`.
  *
  * @module
  */
@@ -76,8 +73,6 @@ interface Prepared {
   readonly endsMatch: boolean;
   /** The keywords as searched (lowercase when the rule ignores case). */
   readonly keywords: readonly string[];
-  /** For a rule that ignores case, each keyword as a global case-insensitive pattern. */
-  readonly folded?: readonly RegExp[];
   /** ASCII characters that may not precede a match (and so continue a run to skip). */
   readonly notAfter?: Uint8Array;
   /** A sticky pattern of a run of `notAfter`'s characters (ASCII only, as the table). */
@@ -94,13 +89,14 @@ interface Prepared {
 
 /**
  * A rule's tail probe (ADR-087): the last literal of its `follows` steps and the minimum of the
- * run after it, as a global pattern; the steps read it between `minLead` and `maxLead`
- * characters after the start of a candidate.
+ * run after it; the steps read it between `minLead` and `maxLead` characters after the start of
+ * a candidate. It is looked for by `indexOf` and a loop (ADR-093), not by a global pattern.
  */
 interface Tail {
-  readonly probe: RegExp;
-  /** How many characters the probe matches. */
-  readonly length: number;
+  readonly literal: string;
+  /** The class of the run after the literal, and its minimum (0: no run is checked). */
+  readonly run: CharClass;
+  readonly min: number;
   readonly minLead: number;
   readonly maxLead: number;
 }
@@ -192,7 +188,6 @@ function prepared(rule: PatternRule): Prepared {
       endsMatch: plainSource !== undefined &&
         groupEndsPattern(plainSource, rule.pattern.source.indexOf("(?<secret>")),
       keywords,
-      folded: rule.ignoreCase ? keywords.map((k) => new RegExp(escapeLiteral(k), "gi")) : undefined,
       notAfter: asciiTable(rule.notAfter),
       skipRun: rule.notAfter ? runPattern(asciiTable(rule.notAfter)!) : undefined,
       notBefore: asciiTable(rule.notBefore),
@@ -312,102 +307,461 @@ function tailOf(rule: PatternRule, keywords: readonly string[]): Tail | undefine
       maxLead += step.max ?? Infinity;
     }
   }
-  const literal = steps[last] as { literal: string };
+  const literal = (steps[last] as { literal: string }).literal;
   const after = steps[last + 1];
-  let source = escapeLiteral(literal.literal), length = literal.literal.length;
-  if (after && "chars" in after) {
-    source += `(?:${after.chars.source}){${after.min}}`;
-    length += after.min;
+  return after && "chars" in after
+    ? { literal, run: charClass(after.chars), min: after.min, minLead, maxLead }
+    : { literal, run: NO_CLASS, min: 0, maxLead, minLead };
+}
+
+/**
+ * Where the first tail at or after `from` starts (its literal), or Infinity: what a global search
+ * of `literal(?:run){min}` from `from` finds, by `indexOf` of the literal and a loop over the run
+ * (ADR-093). A global pattern fails at every literal that is not a tail, and V8 counts each
+ * failed start as a backtrack: past 50,000 in one search (a flood of `.` in `eyJ` near misses),
+ * `--enable-experimental-regexp-engine-on-excessive-backtracks`, which the server runs with,
+ * reruns the search in the linear engine, about 15 times slower here.
+ */
+function nextTail(text: string, tail: Tail, from: number): number {
+  const { literal, run, min } = tail;
+  const n = text.length, ascii = run.ascii;
+  for (let at = text.indexOf(literal, from); at >= 0; at = text.indexOf(literal, at + 1)) {
+    const p = at + literal.length;
+    if (p + min > n) return Infinity; // (every later literal ends nearer the end)
+    let q = 0;
+    for (; q < min; q++) {
+      const c = text.charCodeAt(p + q);
+      if (c < 128 ? ascii[c] === 0 : !run.re.test(String.fromCharCode(c))) break;
+    }
+    if (q === min) return at;
   }
-  return { probe: new RegExp(source, "g"), length, minLead, maxLead };
+  return Infinity;
 }
 
 function escapeLiteral(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\\/]/g, "\\$&");
 }
 
-/** Whether `keyword` (lowercase) occurs at `at` in `text`, ignoring ASCII case. */
-function startsWithFolded(text: string, keyword: string, at: number): boolean {
-  if (at + keyword.length > text.length) return false;
-  for (let i = 0; i < keyword.length; i++) {
-    let c = text.charCodeAt(at + i);
-    if (c >= 0x41 && c <= 0x5a) c |= 0x20;
-    if (c !== keyword.charCodeAt(i)) return false;
-  }
-  return true;
+/**
+ * The candidates of one pattern rule: the offsets where one of its keywords occurs (`at`, the
+ * first `count` of them), in increasing order, each once, with the index of the keyword found
+ * there (`keyword`, or `only` for a rule whose candidates all come from one keyword): the first
+ * of the rule's keywords that starts there, as the per-keyword searches before ADR-092 picked.
+ */
+interface Candidates {
+  readonly at: Int32Array;
+  readonly count: number;
+  readonly keyword: Int32Array | undefined;
+  readonly only: number;
+}
+
+/** One keyword as the scan looks for it. */
+interface Entry {
+  /** The keyword, lowercase when it is folded. */
+  readonly text: string;
+  readonly folded: boolean;
+  /** Its index in {@linkcode KeywordTable.entries}, where its offsets are kept. */
+  readonly index: number;
 }
 
 /**
- * Where each rule's keywords first occur, found in one pass over the text per case for all
- * rules together, instead of one pass per rule: on ordinary code most rules' keywords never
- * occur, and their scans were nearly all of redaction's cost. The pass is one alternation of
- * the keywords not seen yet (`i` for the rules that ignore case: the text is not lowercased,
- * ADR-070); at each hit every keyword starting there is noted (so `sk-` and `sk-ant-` at one
- * offset are both seen) and dropped from the alternation, which is rebuilt and resumed one
- * character on, so the text is read once whatever a flood repeats. A rule is then scanned from
- * its first keyword, as before.
+ * Every keyword of a rule set, ready for {@linkcode scanKeywords} (ADR-092): a table of the
+ * keywords' first two code units (both cases of a folded keyword's letters) naming a bucket, and
+ * per bucket and third code unit the list of keywords that can start so.
  */
-function firstHits(
-  text: string,
-  keywords: ReadonlyMap<string, readonly number[]>,
-  folded: boolean,
-  first: number[],
-  at: Map<string, number>,
-): void {
-  const left = new Map(keywords);
-  let pos = 0;
-  while (left.size > 0) {
-    const re = alternationOf([...left.keys()], folded);
-    re.lastIndex = pos;
-    const m = re.exec(text);
-    if (!m) return;
-    for (const [keyword, rules] of left) {
-      const here = folded
-        ? startsWithFolded(text, keyword, m.index)
-        : text.startsWith(keyword, m.index);
-      if (!here) continue;
-      for (const rule of rules) first[rule] = Math.min(first[rule], m.index);
-      at.set(keyword, m.index);
-      left.delete(keyword);
+interface KeywordTable {
+  /** `first << 7 | second` (both ASCII) → bucket number; 0: no keyword starts with the pair. */
+  readonly pairs: Uint16Array;
+  /**
+   * `bucket << 7 | third` (ASCII) → the number of the list of the bucket's keywords that may go on
+   * with `third` (two code units long, or with that third one in their case); 0: none.
+   */
+  readonly third: Uint16Array;
+  /** Per bucket, the list for a third code unit that is not ASCII, or the end of the text. */
+  readonly wide: Uint16Array;
+  /** List number → its keywords, each with the code units already matched (2 or 3). */
+  readonly lists: readonly (readonly Entry[])[];
+  readonly from: readonly (readonly number[])[];
+  /**
+   * Keywords the pair table cannot hold (one code unit long, a first two that are not ASCII, or
+   * folded and not ASCII, where V8's `i` folds more than ASCII): searched one by one, as before.
+   */
+  readonly alone: readonly Entry[];
+  readonly entries: readonly Entry[];
+  /** Per rule (undefined for a block rule), the entry of each of its keywords, in its order. */
+  readonly ofRule: readonly (readonly number[] | undefined)[];
+  /** Per list, the slots of `third` (and `WIDE_SLOT + bucket` of `wide`) that name it. */
+  readonly slots: readonly (readonly number[])[];
+  /** Per entry, the lists that hold it when it is exact (none when folded). */
+  readonly holding: readonly (readonly number[])[];
+}
+
+/**
+ * Misses of an exact keyword before the pass may look for it by `indexOf` instead, and what one
+ * miss costs in code units an `indexOf` reads (a comparison about 15 ns, a code unit about 1).
+ */
+const MISSES_BEFORE_SEARCH = 64;
+const MISS_COST = 16;
+
+/** A slot of `wide` among `third`'s, in {@linkcode KeywordTable.slots}. */
+const WIDE_SLOT = 1 << 24;
+
+/** Texts at least this long get their own copy of the list tables, where lists are unnamed. */
+const OWN_TABLES_FROM = 4096;
+
+const TABLES = new WeakMap<readonly SecretRule[], KeywordTable>();
+
+function isAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) >= 128) return false;
+  return true;
+}
+
+/** Both ASCII cases of `c` when it is a letter and `folded`, else `c` alone. */
+function casesOf(c: number, folded: boolean): number[] {
+  if (!folded) return [c];
+  const lower = c | 0x20;
+  return lower >= 0x61 && lower <= 0x7a ? [lower & ~0x20, lower] : [c];
+}
+
+function keywordTable(rules: readonly SecretRule[]): KeywordTable {
+  let ready = TABLES.get(rules);
+  if (ready) return ready;
+  const byKey = new Map<string, Entry>();
+  const entries: Entry[] = [];
+  const ofRule = rules.map((rule) => {
+    if (isBlockRule(rule)) return undefined;
+    const folded = rule.ignoreCase === true;
+    return prepared(rule).keywords.map((text) => {
+      const key = (folded ? "i" : "s") + text;
+      let entry = byKey.get(key);
+      if (!entry) {
+        entry = { text, folded, index: entries.length };
+        entries.push(entry);
+        byKey.set(key, entry);
+      }
+      return entry.index;
+    });
+  });
+  const pairs = new Uint16Array(128 * 128);
+  const buckets: Entry[][] = [[]];
+  const alone: Entry[] = [];
+  for (const entry of entries) {
+    const { text, folded } = entry;
+    if (text.length < 2 || !isAscii(folded ? text : text.slice(0, 2))) {
+      alone.push(entry);
+      continue;
     }
-    pos = m.index + 1;
-  }
-}
-
-/** Alternations of keyword sets, compiled once each (the sets a text's hits leave are few). */
-const ALTERNATIONS = new Map<string, RegExp>();
-
-function alternationOf(keywords: readonly string[], folded: boolean): RegExp {
-  const key = (folded ? "i" : "") + "\0" + keywords.join("\0");
-  let re = ALTERNATIONS.get(key);
-  if (!re) {
-    if (ALTERNATIONS.size >= 512) ALTERNATIONS.clear();
-    re = new RegExp(keywords.map(escapeLiteral).join("|"), folded ? "gi" : "g");
-    ALTERNATIONS.set(key, re);
-  }
-  return re;
-}
-
-/** The keywords of a rule set, by case, each with the indexes of the pattern rules it starts. */
-const KEYWORDS = new WeakMap<
-  readonly SecretRule[],
-  { exact: Map<string, number[]>; folded: Map<string, number[]> }
->();
-
-function keywordsOf(rules: readonly SecretRule[]) {
-  let ready = KEYWORDS.get(rules);
-  if (!ready) {
-    ready = { exact: new Map(), folded: new Map() };
-    for (const [i, rule] of rules.entries()) {
-      if (isBlockRule(rule)) continue;
-      for (const k of rule.keywords) {
-        const [map, key] = rule.ignoreCase ? [ready.folded, k.toLowerCase()] : [ready.exact, k];
-        map.set(key, [...(map.get(key) ?? []), i]);
+    for (const a of casesOf(text.charCodeAt(0), folded)) {
+      for (const b of casesOf(text.charCodeAt(1), folded)) {
+        const pair = (a << 7) | b;
+        if (pairs[pair] === 0) {
+          pairs[pair] = buckets.length;
+          buckets.push([]);
+        }
+        buckets[pairs[pair]].push(entry);
       }
     }
-    KEYWORDS.set(rules, ready);
   }
+  // One list per bucket and third code unit, shared where equal (most are the empty one).
+  const third = new Uint16Array(buckets.length << 7);
+  const wide = new Uint16Array(buckets.length);
+  const lists: Entry[][] = [[]], from: number[][] = [[]];
+  const listIds = new Map<string, number>();
+  const listOf = (entries: Entry[], skip: number[]): number => {
+    if (entries.length === 0) return 0;
+    const key = entries.map((e, i) => `${e.index}:${skip[i]}`).join(",");
+    let id = listIds.get(key);
+    if (id === undefined) {
+      listIds.set(key, id = lists.length);
+      lists.push(entries);
+      from.push(skip);
+    }
+    return id;
+  };
+  buckets.forEach((bucket, b) => {
+    if (b === 0) return;
+    for (let c = 0; c < 128; c++) {
+      const here: Entry[] = [], skip: number[] = [];
+      for (const entry of bucket) {
+        const { text, folded } = entry;
+        if (text.length === 2) [here[here.length], skip[skip.length]] = [entry, 2];
+        else if (casesOf(text.charCodeAt(2), folded).includes(c)) {
+          [here[here.length], skip[skip.length]] = [entry, 3];
+        }
+      }
+      third[(b << 7) | c] = listOf(here, skip);
+    }
+    const here: Entry[] = [], skip: number[] = [];
+    for (const entry of bucket) {
+      if (entry.text.length === 2 || entry.text.charCodeAt(2) >= 128) {
+        [here[here.length], skip[skip.length]] = [entry, 2];
+      }
+    }
+    wide[b] = listOf(here, skip);
+  });
+  // Where each list is named, and which lists hold each exact keyword: once the pass has seen
+  // an exact keyword, the lists that hold nothing else it still looks for are unnamed there.
+  const slots: number[][] = lists.map(() => []);
+  third.forEach((l, slot) => {
+    if (l !== 0) slots[l].push(slot);
+  });
+  wide.forEach((l, b) => {
+    if (l !== 0) slots[l].push(WIDE_SLOT + b);
+  });
+  const holding: number[][] = entries.map(() => []);
+  lists.forEach((list, l) => {
+    for (const entry of list) if (!entry.folded) holding[entry.index].push(l);
+  });
+  ready = { pairs, third, wide, lists, from, alone, entries, ofRule, slots, holding };
+  TABLES.set(rules, ready);
   return ready;
+}
+
+/**
+ * The keywords found in one text, per entry: `pos[e]` holds its offsets in order (the first
+ * `count[e]`; for an exact keyword only its first offset). The pass records hits as pairs (offset,
+ * entry) in text order, split by entry once it ends.
+ */
+interface Hits {
+  readonly pos: (Int32Array | undefined)[];
+  readonly count: Int32Array;
+}
+
+/** `buffer` with twice the room, its contents kept. */
+function grown(buffer: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> {
+  const bigger = new Int32Array(buffer.length * 2);
+  bigger.set(buffer);
+  return bigger;
+}
+
+/** The flat list of hits split by entry, each entry's offsets in order. */
+function byEntry(found: Int32Array, length: number, entries: number): Hits {
+  const count = new Int32Array(entries);
+  for (let h = 1; h < length; h += 2) count[found[h]]++;
+  const pos: (Int32Array | undefined)[] = [];
+  for (let e = 0; e < entries; e++) pos.push(count[e] > 0 ? new Int32Array(count[e]) : undefined);
+  const fill = new Int32Array(entries);
+  for (let h = 0; h < length; h += 2) {
+    const e = found[h + 1];
+    pos[e]![fill[e]++] = found[h];
+  }
+  return { pos, count };
+}
+
+/** What the pass has found so far: hits as pairs (offset, entry), and the exact keywords seen. */
+interface ScanState {
+  found: Int32Array<ArrayBuffer>;
+  length: number;
+  readonly seen: Uint8Array;
+  /** Per exact keyword, how often its start showed without it, and where `indexOf` found it next. */
+  readonly misses: Int32Array;
+  readonly nextAt: Int32Array;
+  /** The tables this pass reads; `owned` when they are its own copies, where lists are unnamed. */
+  readonly third: Uint16Array;
+  readonly wide: Uint16Array;
+  readonly owned: boolean;
+  readonly table: KeywordTable;
+}
+
+/**
+ * Records each keyword of `list` that occurs at `i`, compared past the code units the tables
+ * matched (`skip`); an exact keyword is recorded once (the first offset), a folded one each time.
+ */
+function compareList(
+  text: string,
+  i: number,
+  list: readonly Entry[],
+  skip: readonly number[],
+  state: ScanState,
+): void {
+  const n = text.length;
+  for (let e = 0; e < list.length; e++) {
+    const entry = list[e];
+    if (state.seen[entry.index] === 1) continue; // (an exact keyword found already, or absent)
+    const keyword = entry.text, size = keyword.length;
+    if (i + size > n) continue;
+    const misses = state.misses[entry.index];
+    if (!entry.folded && misses >= MISSES_BEFORE_SEARCH && misses * MISS_COST >= n - i) {
+      // An exact keyword whose start the text keeps showing without it: where it next occurs is
+      // one `indexOf`, and until there nothing needs comparing (nowhere, if it does not occur).
+      // Only once its misses have cost about what a search of the rest would: an `indexOf` that
+      // finds nothing reads the rest (about 1 ms per MiB on text full of its first letters).
+      let at = state.nextAt[entry.index];
+      if (at < i) state.nextAt[entry.index] = at = text.indexOf(keyword, i);
+      if (at < 0) {
+        seenExact(state, entry.index);
+        continue;
+      }
+      if (at > i) continue;
+    }
+    let q = skip[e];
+    if (entry.folded) {
+      for (; q < size; q++) {
+        let c = text.charCodeAt(i + q);
+        if (c >= 0x41 && c <= 0x5a) c |= 0x20;
+        if (c !== keyword.charCodeAt(q)) break;
+      }
+    } else {
+      while (q < size && text.charCodeAt(i + q) === keyword.charCodeAt(q)) q++;
+    }
+    if (q !== size) {
+      if (!entry.folded) state.misses[entry.index]++;
+    } else {
+      if (state.length === state.found.length) state.found = grown(state.found);
+      state.found[state.length] = i;
+      state.found[state.length + 1] = entry.index;
+      state.length += 2;
+      if (!entry.folded) seenExact(state, entry.index);
+    }
+  }
+}
+
+/**
+ * Marks exact keyword `e` seen, and unnames each list that holds it where the pass no longer
+ * looks for anything it holds (every keyword of it exact and seen): a flood of one exact keyword
+ * then costs the pass two table reads per occurrence and no call (ADR-092).
+ */
+function seenExact(state: ScanState, e: number): void {
+  state.seen[e] = 1;
+  if (!state.owned) return; // (a short text keeps the shared tables)
+  const { lists, slots, holding } = state.table;
+  for (const l of holding[e]) {
+    if (!lists[l].every((entry) => !entry.folded && state.seen[entry.index] === 1)) continue;
+    for (const slot of slots[l]) {
+      if (slot >= WIDE_SLOT) state.wide[slot - WIDE_SLOT] = 0;
+      else state.third[slot] = 0;
+    }
+  }
+}
+
+/**
+ * Every occurrence of every keyword of the rule set, in one pass over the text for all rules and
+ * both cases (ADR-092): a loop over the code units reads each pair of neighbours in a table,
+ * and only where a keyword starts with that pair (and may go on with the third code unit) are
+ * the bucket's keywords compared, ASCII case folded for the rules that ignore case (V8's
+ * non-Unicode `i` folds ASCII letters with each other only, ADR-070). Two alternations over the
+ * whole text did this before (3–11 ms per MiB by the text's characters, and more after a
+ * garbage collection dropped their compiled code), then a search per keyword occurrence.
+ */
+function scanKeywords(text: string, table: KeywordTable): ScanState {
+  const { pairs, lists, from, entries } = table;
+  // Lists are unnamed in this pass's own copy of the tables, made only for a text long enough
+  // for the copy (15 KB) not to matter: a result's structured half is thousands of short strings.
+  const own = text.length >= OWN_TABLES_FROM;
+  const third = own ? table.third.slice() : table.third;
+  const wide = own ? table.wide.slice() : table.wide;
+  const state: ScanState = {
+    found: new Int32Array(16),
+    length: 0,
+    seen: new Uint8Array(entries.length),
+    misses: new Int32Array(entries.length),
+    nextAt: new Int32Array(entries.length).fill(-1),
+    third,
+    wide,
+    owned: own,
+    table,
+  };
+  const n = text.length;
+  let c0 = n > 0 ? text.charCodeAt(0) : 0;
+  // (The loop holds only table reads; the rare comparisons are a call of their own, so the
+  // loop's optimized code meets no path it has not run before.)
+  for (let i = 0; i + 1 < n; i++) {
+    const c1 = text.charCodeAt(i + 1);
+    if ((c0 | c1) < 128) {
+      const b = pairs[(c0 << 7) | c1];
+      if (b !== 0) {
+        const c2 = i + 2 < n ? text.charCodeAt(i + 2) : 128; // (past the end: the wide list)
+        const l = c2 < 128 ? third[(b << 7) | c2] : wide[b];
+        if (l !== 0) compareList(text, i, lists[l], from[l], state);
+      }
+    }
+    c0 = c1;
+  }
+  return state;
+}
+
+/**
+ * The pass's hits split by keyword, with the keywords the tables cannot hold searched alone
+ * (`indexOf`, or their own `i` pattern). Apart from the pass, so that the pass's optimized code
+ * holds nothing but the loop: inlined, this work (which code with few hits rarely runs) deopted
+ * it at the end of every call, and the next call's loop ran unoptimized until replaced on the
+ * stack (34 deopts in 33 calls on code).
+ */
+function hitsOf(text: string, table: KeywordTable, state: ScanState): Hits {
+  const hits = byEntry(state.found, state.length, table.entries.length);
+  for (const entry of table.alone) {
+    const search = entry.folded ? new RegExp(escapeLiteral(entry.text), "gi") : undefined;
+    const at: number[] = [];
+    for (let from = 0;;) {
+      let i: number;
+      if (search) {
+        search.lastIndex = from;
+        i = search.test(text) ? search.lastIndex - entry.text.length : -1;
+      } else i = text.indexOf(entry.text, from);
+      if (i < 0) break;
+      at.push(i);
+      if (!entry.folded) break; // (an exact keyword: its first offset, as in the pass)
+      from = i + 1;
+    }
+    if (at.length > 0) {
+      hits.pos[entry.index] = Int32Array.from(at);
+      hits.count[entry.index] = at.length;
+    }
+  }
+  return hits;
+}
+
+/**
+ * A rule's candidates from the keyword offsets: one keyword's offsets as they are, several
+ * merged in order, one candidate per offset (the first of the rule's keywords found there).
+ */
+function candidatesOf(hits: Hits, ofRule: readonly number[]): Candidates | undefined {
+  let present = 0, single = -1;
+  for (let j = 0; j < ofRule.length; j++) {
+    if (hits.count[ofRule[j]] > 0) {
+      present++;
+      single = j;
+    }
+  }
+  if (present === 0) return undefined;
+  if (present === 1) {
+    const e = ofRule[single];
+    return { at: hits.pos[e]!, count: hits.count[e], keyword: undefined, only: single };
+  }
+  let total = 0;
+  for (const e of ofRule) total += hits.count[e];
+  const at = new Int32Array(total), keyword = new Int32Array(total);
+  const cursor = new Int32Array(ofRule.length);
+  let count = 0;
+  for (;;) {
+    let best = -1, bestAt = 0;
+    for (let j = 0; j < ofRule.length; j++) {
+      const e = ofRule[j];
+      if (cursor[j] < hits.count[e]) {
+        const p = hits.pos[e]![cursor[j]];
+        if (best < 0 || p < bestAt) [best, bestAt] = [j, p];
+      }
+    }
+    if (best < 0) break;
+    at[count] = bestAt;
+    keyword[count++] = best;
+    for (let j = 0; j < ofRule.length; j++) {
+      const e = ofRule[j];
+      if (cursor[j] < hits.count[e] && hits.pos[e]![cursor[j]] === bestAt) cursor[j]++;
+    }
+  }
+  return { at, count, keyword, only: 0 };
+}
+
+/**
+ * Spans as three parallel lists, sorted by start and disjoint once settled: no object per span
+ * while the rules run (a flood of matches makes tens of thousands, and each object lived until
+ * the text was replaced, ADR-093).
+ */
+interface Spans {
+  readonly start: number[];
+  readonly end: number[];
+  readonly rule: string[];
 }
 
 /** Every secret in `text`, sorted by position, none overlapping. */
@@ -415,55 +769,99 @@ export function findSecrets(
   text: string,
   rules: readonly SecretRule[] = SECRET_RULES,
 ): SecretSpan[] {
-  const keywords = keywordsOf(rules);
-  const first = rules.map(() => Infinity);
-  const exactAt = new Map<string, number>(), foldedAt = new Map<string, number>();
-  firstHits(text, keywords.exact, false, first, exactAt);
-  if (keywords.folded.size > 0) firstHits(text, keywords.folded, true, first, foldedAt);
+  const spans = findSpans(text, rules);
+  const out: SecretSpan[] = [];
+  for (let i = 0; i < spans.start.length; i++) {
+    out.push({ start: spans.start[i], end: spans.end[i], rule: spans.rule[i] });
+  }
+  return out;
+}
+
+function findSpans(text: string, rules: readonly SecretRule[]): Spans {
+  const table = keywordTable(rules);
+  const hits = hitsOf(text, table, scanKeywords(text, table));
   // Overlaps go to the earlier rule: a span is kept only if it overlaps no span kept before.
   // The spans of earlier rules are one sorted list; a rule's own come in increasing order
   // (each scan resumes past its last match), so one cursor walks the list once per rule, and
   // a flood of matches costs no per-character occupancy map. A span out of order (none is)
   // would be checked against every span.
-  let kept: SecretSpan[] = [];
-  let mine: SecretSpan[] = [];
-  let cursor = 0, lastStart = -1;
+  let kept: Spans = { start: [], end: [], rule: [] };
+  let mine: Spans = { start: [], end: [], rule: [] };
+  let cursor = 0, lastStart = -1, inOrder = true;
   const claim = (start: number, end: number, rule: string) => {
     if (end <= start) return;
+    const n = mine.start.length;
     if (start < lastStart) {
-      if ([...kept, ...mine].some((s) => s.start < end && start < s.end)) return;
+      if (overlapsAny(kept, start, end) || overlapsAny(mine, start, end)) return;
+      inOrder = false;
     } else {
-      while (cursor < kept.length && kept[cursor].end <= start) cursor++;
+      while (cursor < kept.start.length && kept.end[cursor] <= start) cursor++;
       lastStart = start; // (the cursor has passed what ends before it, kept or not)
-      if (cursor < kept.length && kept[cursor].start < end) return;
-      const own = mine.length > 0 ? mine[mine.length - 1] : undefined;
-      if (own !== undefined && start < own.end) return;
+      if (cursor < kept.start.length && kept.start[cursor] < end) return;
+      if (n > 0 && start < mine.end[n - 1]) return;
+      if (n > 0 && start < mine.start[n - 1]) inOrder = false;
     }
-    mine.push({ start, end, rule });
+    mine.start.push(start);
+    mine.end.push(end);
+    mine.rule.push(rule);
   };
   rules.forEach((rule, i) => {
     if (isBlockRule(rule)) findBlocks(rule, text, claim);
-    else if (first[i] !== Infinity) {
-      findPattern(rule, text, rule.ignoreCase ? foldedAt : exactAt, claim);
+    else {
+      const ofRule = table.ofRule[i]!;
+      if (!rule.ignoreCase) {
+        const first = ofRule.map((e) => hits.count[e] > 0 ? hits.pos[e]![0] : -1);
+        if (first.some((at) => at >= 0)) findPattern(rule, text, first, claim);
+      } else {
+        const candidates = candidatesOf(hits, ofRule);
+        if (candidates) findPattern(rule, text, candidates, claim);
+      }
     }
-    if (mine.length > 0) {
-      kept = kept.length === 0 ? mine.sort((a, b) => a.start - b.start) : merged(kept, mine);
-      mine = [];
+    if (mine.start.length > 0) {
+      if (!inOrder) mine = sortedSpans(mine);
+      kept = kept.start.length === 0 ? mine : merged(kept, mine);
+      mine = { start: [], end: [], rule: [] };
     }
     cursor = 0;
     lastStart = -1;
+    inOrder = true;
   });
   return kept;
 }
 
-/** Two lists of spans, none overlapping another, as one sorted by start. */
-function merged(a: readonly SecretSpan[], b: SecretSpan[]): SecretSpan[] {
-  b.sort((x, y) => x.start - y.start);
-  const out: SecretSpan[] = [];
+function overlapsAny(spans: Spans, start: number, end: number): boolean {
+  for (let i = 0; i < spans.start.length; i++) {
+    if (spans.start[i] < end && start < spans.end[i]) return true;
+  }
+  return false;
+}
+
+/** `spans` sorted by start. */
+function sortedSpans(spans: Spans): Spans {
+  const order = spans.start.map((_, i) => i).sort((x, y) => spans.start[x] - spans.start[y]);
+  return {
+    start: order.map((i) => spans.start[i]),
+    end: order.map((i) => spans.end[i]),
+    rule: order.map((i) => spans.rule[i]),
+  };
+}
+
+/** Two sorted lists of spans, none overlapping another, as one sorted by start. */
+function merged(a: Spans, b: Spans): Spans {
+  const out: Spans = { start: [], end: [], rule: [] };
+  const push = (from: Spans, i: number) => {
+    out.start.push(from.start[i]);
+    out.end.push(from.end[i]);
+    out.rule.push(from.rule[i]);
+  };
   let i = 0, j = 0;
-  while (i < a.length && j < b.length) out.push(a[i].start < b[j].start ? a[i++] : b[j++]);
-  while (i < a.length) out.push(a[i++]);
-  while (j < b.length) out.push(b[j++]);
+  const na = a.start.length, nb = b.start.length;
+  while (i < na && j < nb) {
+    if (a.start[i] < b.start[j]) push(a, i++);
+    else push(b, j++);
+  }
+  while (i < na) push(a, i++);
+  while (j < nb) push(b, j++);
   return out;
 }
 
@@ -532,6 +930,39 @@ export function passesFollows(rule: PatternRule, text: string, at: number): bool
 
 type Claim = (start: number, end: number, rule: string) => void;
 
+/**
+ * The gate is searched only for a rule with at least this many candidates, one per
+ * `GATE_DENSITY` code units of the text or more.
+ */
+const GATE_MIN_CANDIDATES = 64;
+const GATE_DENSITY = 64;
+
+/**
+ * The first index from `from` on (below `n`) whose offset is `pos` or more (`n` if none):
+ * a few steps, then a doubling search and a binary one, so a scan that jumps over a flood of
+ * its own keyword does not step through every offset it passed.
+ */
+function firstFrom(offsets: Int32Array, n: number, from: number, pos: number): number {
+  let lo = from;
+  for (let i = 0; i < 4; i++) {
+    if (lo >= n || offsets[lo] >= pos) return lo;
+    lo++;
+  }
+  let step = 8, hi = lo;
+  while (hi < n && offsets[hi] < pos) {
+    lo = hi + 1;
+    hi += step;
+    step *= 2;
+  }
+  if (hi > n) hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (offsets[mid] < pos) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /** After this many candidates in a row that the gate let through, a scan stops using it. */
 const GATE_GIVE_UP = 8;
 
@@ -541,49 +972,56 @@ const MAX_VERDICTS = 256;
 function findPattern(
   rule: PatternRule,
   text: string,
-  firstAt: ReadonlyMap<string, number>,
+  from: Candidates | number[],
   claim: Claim,
 ): void {
   const ready = prepared(rule);
-  const { re, keywords, folded, notAfter, notBefore, follows: steps } = ready;
-  // The next occurrence of each keyword (-1: none left), found by `indexOf` (or its own
-  // case-insensitive pattern) only once the scan has passed the last one: a flood of one keyword
-  // costs one short search per occurrence, and the keywords the text never holds cost nothing.
-  const next = keywords.map((k) => firstAt.get(k) ?? -1);
+  const { re, keywords, notAfter, notBefore, follows: steps } = ready;
+  // A rule that ignores case walks the offsets of its keywords that the pass found (ADR-092),
+  // skipping those before where it resumes. A case-sensitive one has the first offset of each
+  // keyword (-1: none), and looks for the next by `indexOf` only once the scan has passed the
+  // last: a flood of one keyword costs one short search per occurrence the scan reaches, and
+  // none where it jumps over a run, and the pass records no more than one offset per keyword.
+  const nextAt = Array.isArray(from) ? from : undefined;
+  const candidates = Array.isArray(from) ? undefined : from;
+  const offsets = candidates?.at, which = candidates?.keyword, only = candidates?.only ?? 0;
+  const count = candidates?.count ?? 0;
+  let next = 0;
   const verdicts = new Map<string, boolean>();
   let lastSecret: string | undefined, lastVerdict = false;
   const gate = ready.gate;
-  // Where the tail probe next matches (see tailOf), and how long its match is.
+  // Where the tail probe next matches (see tailOf).
   const tail = ready.tail;
   let tailAt = -Infinity;
   // Where the gate last matched, and how many candidates in a row it let through: past a few,
-  // each search only adds to the cost of a flood of real matches.
-  let gateAt = -1, gatePassed = 0, gateOn = gate !== undefined;
+  // each search only adds to the cost of a flood of real matches. The gate searches the text
+  // itself, so it pays only where candidates are dense (a flood); on sparse ones each is
+  // checked by the steps, which cost less than a search of the text between them (ADR-092).
+  let gateAt = -1, gatePassed = 0;
+  let gateOn = gate !== undefined &&
+    (nextAt !== undefined || (count >= GATE_MIN_CANDIDATES && count * GATE_DENSITY >= text.length));
   let pos = 0;
   for (;;) {
     let k = -1, length = 0;
-    for (let j = 0; j < next.length; j++) {
-      let at = next[j];
-      if (at >= 0 && at < pos) {
-        if (folded) {
-          const search = folded[j];
-          search.lastIndex = pos;
-          at = search.test(text) ? search.lastIndex - keywords[j].length : -1;
-        } else at = text.indexOf(keywords[j], pos);
-        next[j] = at;
+    if (nextAt !== undefined) {
+      for (let j = 0; j < nextAt.length; j++) {
+        let at = nextAt[j];
+        if (at >= 0 && at < pos) nextAt[j] = at = text.indexOf(keywords[j], pos);
+        if (at >= 0 && (k < 0 || at < k)) {
+          k = at;
+          length = keywords[j].length;
+        }
       }
-      if (at >= 0 && (k < 0 || at < k)) {
-        k = at;
-        length = keywords[j].length;
-      }
+      if (k < 0) return;
+    } else {
+      if (next < count && offsets![next] < pos) next = firstFrom(offsets!, count, next, pos);
+      if (next >= count) return;
+      k = offsets![next];
+      length = keywords[which === undefined ? only : which[next]].length;
     }
-    if (k < 0) return;
     if (tail) {
       // The first tail from where this candidate's could start (ADR-087).
-      if (tailAt < k + tail.minLead) {
-        tail.probe.lastIndex = k + tail.minLead;
-        tailAt = tail.probe.test(text) ? tail.probe.lastIndex - tail.length : Infinity;
-      }
+      if (tailAt < k + tail.minLead) tailAt = nextTail(text, tail, k + tail.minLead);
       if (tailAt === Infinity) return; // no candidate from here on can reach a tail
       if (tailAt > k + tail.maxLead) {
         pos = tailAt - tail.maxLead; // every candidate before it ends short of that tail
@@ -738,21 +1176,39 @@ export function replaceSpans(
   spans: readonly SecretSpan[],
   counts?: RuleCounts,
 ): string {
-  if (spans.length === 0) return text;
+  return replaceParallel(
+    text,
+    {
+      start: spans.map((s) => s.start),
+      end: spans.map((s) => s.end),
+      rule: spans.map((s) => s.rule),
+    },
+    counts,
+  );
+}
+
+function replaceParallel(text: string, spans: Spans, counts?: RuleCounts): string {
+  const n = spans.start.length;
+  if (n === 0) return text;
   let out = "";
   let at = 0;
-  let rule = "", marker = "";
-  for (const span of spans) {
-    // (Each rule's marker built once per run of its spans, not once per span.)
-    if (span.rule !== rule) marker = `[redacted:${rule = span.rule}]`;
-    out += text.slice(at, span.start) + marker;
-    at = span.end;
-    counts?.set(span.rule, (counts.get(span.rule) ?? 0) + 1);
+  let rule = "", marker = "", run = 0;
+  for (let i = 0; i < n; i++) {
+    // (Each rule's marker built once per run of its spans, not once per span; counted per run.)
+    if (spans.rule[i] !== rule) {
+      if (run > 0) counts?.set(rule, (counts.get(rule) ?? 0) + run);
+      marker = `[redacted:${rule = spans.rule[i]}]`;
+      run = 0;
+    }
+    out += text.slice(at, spans.start[i]) + marker;
+    at = spans.end[i];
+    run++;
   }
+  if (run > 0) counts?.set(rule, (counts.get(rule) ?? 0) + run);
   return out + text.slice(at);
 }
 
 /** `text` with every secret replaced, counting each by rule. */
 export function redactSecrets(text: string, counts?: RuleCounts): string {
-  return replaceSpans(text, findSecrets(text), counts);
+  return replaceParallel(text, findSpans(text, SECRET_RULES), counts);
 }

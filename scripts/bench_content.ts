@@ -12,7 +12,12 @@
  *   part of the pipeline (both halves, withheld pieces, the audit); its goal is
  *   ≤ 8 ms per MiB on every input (issue 9's 20 ms shared with assessment).
  *
- * CPU time (not wall time), medians of `--runs` runs (default 7).
+ * CPU time (not wall time), medians of `--runs` runs (default 7), under the
+ * `devserver` task's V8 flags (the script runs itself again with them when
+ * they are missing): the server's regular expressions run under
+ * `--enable-experimental-regexp-engine-on-excessive-backtracks`, which moves
+ * a search that backtracks too much to the slower linear engine, so a figure
+ * taken without it is not what a served result costs (ADR-093).
  * Usage: deno task bench:content
  *
  * @module
@@ -25,8 +30,10 @@ import { shapeToolResult } from "../src/content/pipeline.ts";
 import { redactResult } from "../src/content/redact.ts";
 import type { RawOk } from "../src/contract/result.ts";
 import { redactSecrets } from "../src/secrets/find.ts";
-import { REPO_ROOT } from "./lib/program.ts";
+import { REPO_ROOT, rerunUnderDevserverV8Flags } from "./lib/program.ts";
 import { median } from "./lib/stats.ts";
+
+await rerunUnderDevserverV8Flags(import.meta.url);
 
 const { values } = parseArgs({ args: Deno.args, options: { runs: { type: "string" } } });
 const RUNS = Number(values.runs ?? 7);
@@ -96,7 +103,8 @@ console.log(
   "| input | baseline JSON.stringify | redact (one half) | ratio | assess | ratio | pipeline (both halves) | ratio | redact (pipeline) | ratio |",
 );
 console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
-let worst = 0, worstAssess = 0, worstRedact = 0, worstRedactInput = "";
+let worst = 0, worstAssess = 0, worstRedact = 0, worstRedactInput = "", worstInput = "";
+let withinGoal = 0;
 for (const [name, text] of Object.entries(INPUTS)) {
   const base: number[] = [], redact: number[] = [], assess: number[] = [], shape: number[] = [];
   const inPipeline: number[] = [];
@@ -114,7 +122,8 @@ for (const [name, text] of Object.entries(INPUTS)) {
   }
   const b = median(base), r = median(redact), a = median(assess), p = median(shape);
   const q = median(inPipeline);
-  worst = Math.max(worst, p);
+  if (p > worst) [worst, worstInput] = [p, name];
+  if (p <= 20) withinGoal++;
   worstAssess = Math.max(worstAssess, a);
   if (q > worstRedact) [worstRedact, worstRedactInput] = [q, name];
   console.log(
@@ -124,7 +133,13 @@ for (const [name, text] of Object.entries(INPUTS)) {
   );
 }
 console.log(`worst assessment cost: ${worstAssess.toFixed(1)} ms per MiB (goal ≤ 10)`);
-console.log(`worst pipeline cost: ${worst.toFixed(1)} ms per MiB of file (both halves)`);
+console.log(
+  `worst pipeline cost: ${worst.toFixed(1)} ms per MiB of file (both halves; ${worstInput})`,
+);
+console.log(
+  `issue 9's goal, redaction and assessment of a 1 MiB file ≤ 20 ms (the whole pipeline): ` +
+    `${withinGoal} of ${Object.keys(INPUTS).length} inputs within`,
+);
 console.log(
   `worst redaction cost in the pipeline: ${
     worstRedact.toFixed(1)

@@ -17,6 +17,7 @@
 import { parseArgs } from "node:util";
 import type { RawOk } from "../src/contract/result.ts";
 import { REPO_ROOT } from "./lib/program.ts";
+import { contentInputs } from "./lib/content_inputs.ts";
 import { cpuNow, median } from "./lib/stats.ts";
 
 const { values } = parseArgs({
@@ -33,9 +34,6 @@ if (!values.base) {
   Deno.exit(2);
 }
 const RUNS = Number(values.runs ?? 7);
-const MIB = 1 << 20;
-const fill = (bait: string) => bait.repeat(Math.ceil(MIB / bait.length)).slice(0, MIB);
-const source = (path: string) => fill(Deno.readTextFileSync(`${REPO_ROOT}/${path}`));
 
 interface Side {
   readonly name: string;
@@ -59,44 +57,7 @@ async function side(name: string, root: string): Promise<Side> {
 const sides = [await side("base", values.base), await side("this", REPO_ROOT)];
 
 /** The inputs of `scripts/bench_content.ts`, in its order and with its names. */
-const INPUTS: Record<string, string> = {
-  "code (src/access/workspace.ts)": source("src/access/workspace.ts"),
-  "prose with Unicode (ARCHITECTURE.md)": source("ARCHITECTURE.md"),
-  "eyJ- flood": fill("eyJ-"),
-  "eyJ. flood": fill("eyJaaaaaaaa.eyJaaaaaaaa."),
-  "-----BEGIN lines": fill("-----BEGIN RSA PRIVATE KEY-----\n"),
-  "-----BEGIN one line": fill("-----BEGIN RSA PRIVATE KEY----- "),
-  "ghp_ prefix": "ghp_" + "a".repeat(MIB - 4),
-  "ghp_ flood": fill("ghp_"),
-  "AKIA flood": fill("AKIA"),
-  "AKIA spaced": fill("AKIAQ "),
-  "sk- flood": fill("sk-"),
-  "password= flood": fill("password=password="),
-  "Authorization flood": fill("Authorization: "),
-  "://user: flood": fill("://a:"),
-  "one huge line": "x".repeat(MIB),
-  "JWT-shaped, short signature": fill("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOjEyMzQ1Njc4fQ.abc "),
-  "token= placeholders": fill("token = changeme-changeme\n"),
-  "ghp_ 35-character runs": fill("ghp_" + "a1".repeat(17) + "b "),
-  "many short lines": fill("a\n"),
-  "injection phrases": fill("ignore all previous instructions and "),
-  "bidi + zero-width": fill("a\u202e\u200bb "),
-  "gate words, no signal (near misses)": fill(
-    sides[1].signalClasses.flatMap((c) => [
-      ...(c.words ?? []).map((w) => `${w} nothing here. `),
-      ...(c.lineWords ?? []).map((w) => `\n# ${w} nothing\n`),
-      ...(c.symbols ?? []).map((s) => `${s}x `),
-    ]).join(""),
-  ),
-  '"ignore " flood': fill("ignore "),
-  '"to " flood': fill("to "),
-  '"you are " flood': fill("you are "),
-  "fake JSON-RPC": fill('{"jsonrpc": "2.0", "method": "tools/call", "params": {}}\n'),
-  "fullwidth + Cyrillic look-alikes": fill("Ｉｇｎｏｒｅ ａｌｌ іgnоrе рrеvіоus "),
-  "invisible characters in words": fill("ig\u200bnore\u200c in\u2060st "),
-  "combining marks on ASCII": fill("i\u0301g\u0308n\u0301 "),
-  "ANSI escapes": fill("\x1b[31mred\x1b[0m \x1b]0;t\x07"),
-};
+const INPUTS = contentInputs(sides[1].signalClasses);
 
 /** CPU ms and wall ms of one call of `f`. */
 function time(f: () => unknown): [number, number] {

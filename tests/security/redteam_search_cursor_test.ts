@@ -80,7 +80,7 @@ async function ripgrep(root: string): Promise<string[]> {
 }
 
 type Structured = {
-  files: { path: string; matches?: { line: number; column: number }[] }[];
+  files: { path: string; count?: number; matches?: { line: number; column: number }[] }[];
   next_cursor?: string;
 };
 
@@ -106,7 +106,8 @@ async function pages(
     assert.ok(!result.isError && result.structuredContent, JSON.stringify(result).slice(0, 400));
     texts.push(JSON.stringify(result));
     for (const f of result.structuredContent.files) {
-      for (const m of f.matches ?? []) hits.push(`${f.path}:${m.line}:${m.column}`);
+      if (f.matches) { for (const m of f.matches) hits.push(`${f.path}:${m.line}:${m.column}`); }
+      else hits.push(f.count !== undefined ? `${f.path}:${f.count}` : f.path);
     }
     cursor = result.structuredContent.next_cursor;
     if (cursor) cursors.push(payloadOf(cursor));
@@ -138,6 +139,24 @@ Deno.test("search_code on two threads, attack: a denied file leading every shall
     }
     for (const text of two.texts) assert.ok(!text.includes(DENIED_MARK), "a denied file searched");
     assert.deepEqual(two.hits, alone.hits, `max_results ${max_results}: missed or repeated`);
+  }
+  // The other modes count files, not matches, toward a page: their fronts and ends too.
+  for (const output_mode of ["files_with_matches", "count"]) {
+    const one = await pages((a) => callDirect(ctx, "search_code", a), {
+      pattern: "needle",
+      output_mode,
+      max_results: 10_000,
+    });
+    for (const max_results of [700, 1_300]) {
+      const two = await pages((a) => server.dispatcher.call("search_code", a), {
+        pattern: "needle",
+        output_mode,
+        max_results,
+      });
+      for (const payload of two.cursors) assert.ok(!payload.includes(".env"), payload);
+      for (const text of two.texts) assert.ok(!text.includes(DENIED_MARK), output_mode);
+      assert.deepEqual(two.hits, one.hits, `${output_mode} ${max_results}: missed or repeated`);
+    }
   }
   assert.ok(server.sandbox.lentWorkers > lentBefore, "the search never ran on two threads");
 });

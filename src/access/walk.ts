@@ -65,12 +65,13 @@ export interface WalkOptions {
   readonly enter?: (walkPath: string) => boolean;
   /**
    * Asked once per directory listing, at its first regular file past the
-   * resume point and before that file's policy (with that file's path
-   * relative to the walk's start); false passes all the directory's files
-   * over, unasked of the policy, unyielded and uncounted, while its
-   * subdirectories are still walked. Two threads sharing one walk use it to
-   * leave the files of a directory the other side owns (ADR-094). Default:
-   * every file.
+   * resume point that the policy walks (with that file's path relative to
+   * the walk's start; never a name the policy refuses, such as a denied one:
+   * ADR-101); false passes the directory's remaining files over, unasked of
+   * the policy, unyielded and uncounted (and those refused before it
+   * uncounted too), while its subdirectories are still walked. Two threads
+   * sharing one walk use it to leave the files of a directory the other side
+   * owns (ADR-094). Default: every file.
    */
   readonly files?: (firstFile: string) => boolean;
 }
@@ -310,6 +311,8 @@ export class Walker {
       let yielded = 0;
       /** Whether this listing's files are this walk's (`files`, asked at the first one). */
       let filesHere: boolean | undefined = files === undefined ? true : undefined;
+      /** Files refused here before `filesHere` was decided: counted if they are this walk's. */
+      const early = { denied: 0, ignored: 0, hidden: 0, skippedDirs: 0 };
       this.#batch = [];
       this.#readsHere = 0;
       this.#bytesHere = 0;
@@ -335,17 +338,28 @@ export class Walker {
           if (!isDir && (inclusive ? name < resumeName : name <= resumeName)) continue;
           if (isDir && resumeName !== undefined && name < resumeName && !resumeHere) continue;
         }
-        if (!isDir) {
-          filesHere ??= files!(walkPrefix + name);
-          if (!filesHere) continue;
-        }
+        if (!isDir && filesHere === false) continue;
         const verdict = policy.verdict(name, isDir);
         if (!verdict.walk) {
-          if (verdict.reason === "denied") this.stats.denied++;
-          else if (verdict.reason === "ignored") this.stats.ignored++;
-          else if (verdict.reason === "hidden") this.stats.hidden++;
-          else this.stats.skippedDirs++;
+          // A file refused before `files` decided whose this listing's files are is counted
+          // once it is decided, by the side they belong to only.
+          const stats = !isDir && filesHere === undefined ? early : this.stats;
+          if (verdict.reason === "denied") stats.denied++;
+          else if (verdict.reason === "ignored") stats.ignored++;
+          else if (verdict.reason === "hidden") stats.hidden++;
+          else stats.skippedDirs++;
           continue;
+        }
+        if (!isDir && filesHere === undefined) {
+          // Asked at the first file the policy walks, never with a name it refuses: what
+          // `files` is given is published to the other thread and may end a page (ADR-101).
+          filesHere = files!(walkPrefix + name);
+          if (filesHere) {
+            this.stats.denied += early.denied;
+            this.stats.ignored += early.ignored;
+            this.stats.hidden += early.hidden;
+          }
+          if (!filesHere) continue;
         }
         const path = prefix + name;
         const walkPath = walkPrefix + name;

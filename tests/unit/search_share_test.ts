@@ -57,7 +57,7 @@ Deno.test("compareWalkOrder sorts paths exactly as the walker walks them (files 
   assert.ok(comparePositions({ f: "a/b.txt", i: true, m: 2 }, { f: "a/b.txt", i: true, m: 3 }) < 0);
 });
 
-Deno.test("the walker's files option passes a directory's files over before their policy, and only its files, subdirectories still walked (ADR-094)", async () => {
+Deno.test("the walker's files option passes a directory's files over, and only its files, subdirectories still walked (ADR-094); it is asked at the first file the policy walks, never with a denied name (ADR-101)", async () => {
   await using ws = await makeWorkspace({
     "a/.env": "SECRET=1",
     "a/x.txt": "x",
@@ -83,11 +83,17 @@ Deno.test("the walker's files option passes a directory's files over before thei
   ) => (asked.push(first), !first.startsWith("a/") || first.includes("/b/")));
   // a's files are passed over, its subdirectory is not; every other directory is kept whole.
   assert.deepEqual(some.kept, ["top.txt", "a/b/y.txt", "c/z.txt"]);
-  // Asked once per directory with files, at its first file in walk order, before its policy:
-  // a/.env is what the denylist would refuse, and it was never asked of it.
-  assert.deepEqual(asked, ["top.txt", "a/.env", "a/b/y.txt", "c/z.txt"]);
+  // Asked once per directory with files, at its first file the policy walks: a/.env, first in
+  // walk order, is refused by the denylist and never handed to `files` (what it is given is
+  // published to the other thread and may end a page: ADR-101), nor counted by the side that
+  // passes a's files over.
+  assert.deepEqual(asked, ["top.txt", "a/x.txt", "a/b/y.txt", "c/z.txt"]);
   assert.equal(some.stats.denied, 0);
   assert.equal(some.stats.files, 3);
+  // The side that takes a's files counts its denied file once.
+  const mine = walk(() => true);
+  assert.deepEqual(mine.kept, all.kept);
+  assert.equal(mine.stats.denied, 1);
 });
 
 Deno.test("SearchShare: the first side to claim a directory owns it for both; a helper joins only while the primary is open", () => {

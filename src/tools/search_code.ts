@@ -588,10 +588,11 @@ function scanTree(
     return depth < SPLIT_DEPTH || share!.claim("t\0" + walkPath, side) === side;
   };
   /**
-   * Whether the files of the directory whose first file is `first` are this side's, asked by
-   * the walker before their policy (ADR-094): below the split depth they are (the subtree was
-   * claimed whole), above it the first side to ask claims them; the other's are passed over
-   * unasked. Every directory with files also publishes this side's front and reads the other's
+   * Whether the files of the directory whose first file the policy lets through is `first` are
+   * this side's, asked by the walker at that file (ADR-094, ADR-101: never with a refused name,
+   * which would become a published front): below the split depth they are (the subtree was
+   * claimed whole), above it the first side to ask claims them; the rest of the other's are
+   * passed over unasked. Every directory with files also publishes this side's front and reads the other's
    * end and front (ADR-084), the other's directories included, so leaving their files out
    * delays no decision to stop.
    */

@@ -31,6 +31,15 @@ export function workerThreads(): Map<string, number> {
   return out;
 }
 
+/** A thread's name (`worker-N`) and id, for messages; its id alone once it has ended. */
+export function threadName(tid: string): string {
+  try {
+    return `${Deno.readTextFileSync(`/proc/self/task/${tid}/comm`).trim()} (${tid})`;
+  } catch {
+    return tid;
+  }
+}
+
 /** The worker threads started since `before` (a {@linkcode workerThreads} snapshot). */
 export function threadsSince(before: Map<string, number>): Set<string> {
   return new Set([...workerThreads().keys()].filter((tid) => !before.has(tid)));

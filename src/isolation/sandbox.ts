@@ -86,7 +86,10 @@ export interface Sandbox {
   readonly lentWorkers: number;
   /** How many lent workers were recalled for a waiting call before they finished. */
   readonly recalledWorkers: number;
-  /** Stops every worker. Pending calls answer `internal_error`. */
+  /**
+   * Stops every worker: a running call's stop flag is raised (`cancelled`), then its worker is
+   * terminated. Pending calls answer `internal_error`.
+   */
   close(): void;
 }
 
@@ -408,6 +411,10 @@ export function startSandbox(settings: SandboxSettings, options: SandboxOptions)
       closed = true;
       const calls = [...queue.splice(0)];
       for (const slot of [...slots]) {
+        // A running call is asked to stop first (a lent helper reads the same flag):
+        // terminate alone leaves a thread busy in JavaScript spinning (ADR-100).
+        if (slot.call && !slot.stopping) slot.flag.request(slot.call.job.id, "cancelled");
+        if (slot.helper) Atomics.store(slot.helper.recall, 0, 1);
         const call = retire(slot);
         if (call) calls.push(call);
         slot.worker.terminate();

@@ -18,6 +18,7 @@ import {
 import { HttpMetrics } from "../../src/transport/http_metrics.ts";
 import { configFor, makeWorkspace, type TempWorkspace } from "../helpers/fixtures.ts";
 import { ENVELOPE, modernBody, modernHeaders, toolCall } from "../helpers/http.ts";
+import { threadName, threadsGone, threadsSince, workerThreads } from "../helpers/threads.ts";
 
 const URL_MCP = "http://localhost:8080/mcp";
 const TOKEN = "test-token-0123456789abcdef";
@@ -29,13 +30,29 @@ interface Rig extends AsyncDisposable {
   readonly ws: TempWorkspace;
 }
 
-/** The real server behind the handler; `toolWorkerUrl` substitutes the tool worker. */
+/**
+ * How long a closed rig's worker threads may take to end. Idle ones end at once; a replacement
+ * still loading when the rig closes ends once loaded (0.5–0.8 s here), longer on a loaded machine.
+ */
+const THREADS_GONE_MS = 15_000;
+
+/**
+ * The real server behind the handler; `toolWorkerUrl` substitutes the tool worker. The rig
+ * waits for its first workers to load before the test runs (ADR-100): under `deno test` a
+ * worker's module graph is type-checked on the worker's own thread as it loads (about 10 s of
+ * CPU for the tool worker's, cold), which `terminate()` cannot interrupt, so a rig closed
+ * before its workers had loaded left that check running on, and each next rig started its own
+ * (none had reached the cache yet).
+ * Its teardown fails if one of its worker threads outlives the close.
+ */
 async function rig(
   options: Partial<HttpServeOptions> = {},
   toolWorkerUrl?: URL,
 ): Promise<Rig> {
   const ws = await makeWorkspace({ "a.txt": "alpha\n", "src/b.ts": "export const b = 1;\n" });
+  const before = workerThreads();
   const server = createDevServer(configFor(ws.root), toolWorkerUrl ? { toolWorkerUrl } : {});
+  await server.sandbox.started;
   const records: RequestRecord[] = [];
   const handler = createHttpHandler({
     hostname: "127.0.0.1",
@@ -56,9 +73,19 @@ async function rig(
     records,
     ws,
     async [Symbol.asyncDispose]() {
+      // Every worker thread started since the rig began: the tests of a file run one at a time.
+      const threads = threadsSince(before);
       await handler.close();
       server.close();
+      const { alive, waitedMs } = await threadsGone(threads, THREADS_GONE_MS);
       await ws[Symbol.asyncDispose]();
+      assert.equal(
+        alive.size,
+        0,
+        `${alive.size} worker thread(s) of the closed rig still alive after ${
+          waitedMs.toFixed(0)
+        } ms: ${[...alive].map(([tid, ms]) => `${threadName(tid)} ${ms} ms of CPU`).join(", ")}`,
+      );
     },
   };
 }

@@ -13,6 +13,7 @@ import { sandboxSettings, STOP_GRACE_MS } from "../../src/app.ts";
 import { type Sandbox, startSandbox } from "../../src/isolation/sandbox.ts";
 import type { RawToolResult } from "../../src/contract/result.ts";
 import { configFor, makeWorkspace, type TempWorkspace } from "../helpers/fixtures.ts";
+import { threadsGone, threadsSince, workerThreads } from "../helpers/threads.ts";
 import { FAST_DEADLINE_MS, HANG_DEADLINE_MS, within } from "./helpers.ts";
 
 const HANG_WORKER = new URL("./fixtures/hang_worker.ts", import.meta.url);
@@ -273,4 +274,40 @@ Deno.test("attack: a tool that reports progress on every iteration reaches the c
     assert.ok(updates[i].at - updates[i - 1].at >= 95, `closer than 100 ms: ${seen}`);
   }
   assert.ok(updates.every((u) => !u.afterResult), "progress after the result");
+});
+
+Deno.test({
+  name:
+    "attack: a sandbox closed while a call busy-loops leaves no thread spinning: the call's stop flag is raised, and every thread of the pool ends long before the loop would have",
+  ignore: Deno.build.os !== "linux", // threads are read from /proc
+  fn: async () => {
+    await using ws = await makeWorkspace();
+    const before = workerThreads();
+    const sandbox = await startHangSandbox(ws, 2, undefined, 60_000);
+    const pool = threadsSince(before);
+    assert.ok(pool.size >= 2, `the pool's threads were not seen: ${pool.size}`);
+    // `progress` busy-loops for `ms` unless its stop flag is raised; terminate() cannot stop it.
+    const LOOP_MS = 2_400;
+    const running = Promise.withResolvers<void>();
+    const pending = sandbox.run("progress", { ms: LOOP_MS }, {
+      onProgress: () => running.resolve(),
+    });
+    await within(running.promise, HANG_DEADLINE_MS, "the loop's first progress");
+    sandbox.close();
+    assertRefusedWith(
+      await within(pending, FAST_DEADLINE_MS, "the closed call"),
+      "internal_error",
+      ws,
+    );
+    // Stopped by the flag, not by the loop's own end: gone within half the loop's time.
+    const { alive, waitedMs } = await threadsGone(pool, LOOP_MS / 2);
+    assert.equal(
+      alive.size,
+      0,
+      `${alive.size} thread(s) of the closed sandbox still alive ${
+        waitedMs.toFixed(0)
+      } ms after close, ` +
+        `using ${[...alive.values()].join(", ")} ms of CPU meanwhile`,
+    );
+  },
 });

@@ -18,7 +18,7 @@ import {
 import { HttpMetrics } from "../../src/transport/http_metrics.ts";
 import { configFor, makeWorkspace, type TempWorkspace } from "../helpers/fixtures.ts";
 import { ENVELOPE, modernBody, modernHeaders, toolCall } from "../helpers/http.ts";
-import { threadName, threadsGone, threadsSince, workerThreads } from "../helpers/threads.ts";
+import { threadsGone, threadsSince, workerThreads } from "../helpers/threads.ts";
 
 const URL_MCP = "http://localhost:8080/mcp";
 const TOKEN = "test-token-0123456789abcdef";
@@ -50,7 +50,7 @@ async function rig(
   toolWorkerUrl?: URL,
 ): Promise<Rig> {
   const ws = await makeWorkspace({ "a.txt": "alpha\n", "src/b.ts": "export const b = 1;\n" });
-  const before = workerThreads();
+  const before = await workerThreads();
   const server = createDevServer(configFor(ws.root), toolWorkerUrl ? { toolWorkerUrl } : {});
   await server.sandbox.started;
   const records: RequestRecord[] = [];
@@ -74,7 +74,9 @@ async function rig(
     ws,
     async [Symbol.asyncDispose]() {
       // Every worker thread started since the rig began: the tests of a file run one at a time.
-      const threads = threadsSince(before);
+      const threads = await threadsSince(before);
+      // Seen, or the guard below would pass by seeing nothing: the rig waited for its workers.
+      assert.ok(threads.size >= 1, "the rig's worker threads were not seen in /proc");
       await handler.close();
       server.close();
       const { alive, waitedMs } = await threadsGone(threads, THREADS_GONE_MS);
@@ -84,7 +86,7 @@ async function rig(
         0,
         `${alive.size} worker thread(s) of the closed rig still alive after ${
           waitedMs.toFixed(0)
-        } ms: ${[...alive].map(([tid, ms]) => `${threadName(tid)} ${ms} ms of CPU`).join(", ")}`,
+        } ms: ${[...alive].map(([name, ms]) => `${name} ${ms} ms of CPU`).join(", ")}`,
       );
     },
   };

@@ -282,9 +282,9 @@ Deno.test({
   ignore: Deno.build.os !== "linux", // threads are read from /proc
   fn: async () => {
     await using ws = await makeWorkspace();
-    const before = workerThreads();
+    const before = await workerThreads();
     const sandbox = await startHangSandbox(ws, 2, undefined, 60_000);
-    const pool = threadsSince(before);
+    const pool = await threadsSince(before);
     assert.ok(pool.size >= 2, `the pool's threads were not seen: ${pool.size}`);
     // `progress` busy-loops for `ms` unless its stop flag is raised; terminate() cannot stop it.
     const LOOP_MS = 2_400;

@@ -178,7 +178,23 @@ Deno.test("read cache, attack: a FIFO, a listening unix socket and a device put 
   Deno.removeSync(ws.path("fifo.txt"));
   assert.ok((await new Deno.Command("mkfifo", { args: [ws.path("fifo.txt")] }).output()).success);
   Deno.removeSync(ws.path("sock.txt"));
-  const listener = Deno.listen({ transport: "unix", path: ws.path("sock.txt") });
+  // The suite grants no unix-socket net access: a child with every permission listens there
+  // until its stdin closes (deno eval runs with all of them).
+  const listening = new Deno.Command(Deno.execPath(), {
+    args: [
+      "eval",
+      `const l = Deno.listen({ transport: "unix", path: ${JSON.stringify(ws.path("sock.txt"))} });
+       console.log("ready");
+       for await (const _ of Deno.stdin.readable) { /* until closed */ }
+       l.close();`,
+    ],
+    stdin: "piped",
+    stdout: "piped",
+  }).spawn();
+  const output = listening.stdout.getReader();
+  const ready = await output.read();
+  assert.match(new TextDecoder().decode(ready.value), /ready/, "the socket's listener started");
+  assert.ok(Deno.lstatSync(ws.path("sock.txt")).isSocket, "a socket is at the path");
   Deno.removeSync(ws.path("dev.txt"));
   // A real character device (/dev/zero's numbers) needs mknod; else a link to one.
   const mknod = await new Deno.Command("mknod", {
@@ -199,7 +215,9 @@ Deno.test("read cache, attack: a FIFO, a listening unix socket and a device put 
       assert.ok(performance.now() - started < 2000, `${path}: blocked`);
     }
   } finally {
-    listener.close();
+    await listening.stdin.close();
+    await output.cancel();
+    await listening.status;
   }
 });
 

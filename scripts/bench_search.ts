@@ -407,7 +407,7 @@ console.log(
 /**
  * Issue 6's memory target: the peak RSS of one `devserver call search_code` (stdio, a fresh
  * process: the main thread, the supervisor and the tool workers) for the full literal scan, by
- * GNU `time` (`%M`, KiB), when `/usr/bin/time` is there. Twice, since GC timing moves it by a few MB.
+ * GNU `time` (`%M`, in KiB: printed as MB of 10^6 bytes and as MiB), when `/usr/bin/time` is there. Twice, since GC timing moves it by a few MB.
  */
 function callPeakRss(): number | undefined {
   try {
@@ -447,7 +447,9 @@ const callRss = [callPeakRss(), callPeakRss()];
 console.log(
   callRss.every((k) => k !== undefined)
     ? `peak RSS of one full literal scan, devserver call (stdio, GNU time): ${
-      callRss.map((k) => `${(k! / 1000).toFixed(0)} MB (${(k! / 1024).toFixed(0)} MiB)`).join(", ")
+      callRss.map((k) => `${(k! * 1024 / 1e6).toFixed(0)} MB (${(k! / 1024).toFixed(0)} MiB)`).join(
+        ", ",
+      )
     } (target ≤ 200 MB)`
     : "peak RSS of one full literal scan, devserver call (stdio): not measured (no /usr/bin/time, or the call failed)",
 );

@@ -21,6 +21,7 @@
 import { rerunUnderDevserverV8Flags } from "./lib/program.ts";
 import { CORPUS, prepareCorpus } from "./lib/linux_corpus.ts";
 import { median } from "./lib/stats.ts";
+import { readThreads } from "../tests/helpers/threads.ts";
 
 await rerunUnderDevserverV8Flags(import.meta.url);
 
@@ -32,25 +33,12 @@ const { createHttpHandler } = await import("../src/transport/http.ts");
 const WINDOW_MS = 1_000;
 /** How long a scan runs before it is stopped (cancel, close, disconnect). */
 const RUN_MS = 600;
-const TICK_MS = 1000 / 100; // USER_HZ
 const NOWHERE = "zq9xj_devserver_spin_probe_kw7"; // in no file: the search walks the whole tree
 
 const rounds = Number(Deno.args[Deno.args.indexOf("--rounds") + 1] || 3);
 
-/** CPU ms so far of each tool-worker thread, by thread id. */
-function workerCpu(): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const entry of Deno.readDirSync("/proc/self/task")) {
-    try {
-      const dir = `/proc/self/task/${entry.name}`;
-      if (!Deno.readTextFileSync(`${dir}/comm`).startsWith("worker-")) continue;
-      const stat = Deno.readTextFileSync(`${dir}/stat`);
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      out.set(entry.name, (Number(fields[11]) + Number(fields[12])) * TICK_MS);
-    } catch { /* the thread ended meanwhile */ }
-  }
-  return out;
-}
+/** CPU ms so far of each tool-worker thread, by thread id (this bench runs with every permission). */
+const workerCpu = () => readThreads("self");
 
 /** The tool-worker threads' CPU over `ms` (sampled every 20 ms: an ending thread counts until last seen). */
 async function watch(ms: number): Promise<number> {

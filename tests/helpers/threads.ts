@@ -26,7 +26,8 @@ export interface ThreadsGone {
   waitedMs: number;
 }
 
-function readThreads(pid: string): ThreadCpu {
+/** The live `worker-N` threads of process `pid` (`self` for this one) and their CPU so far. */
+export function readThreads(pid: string): ThreadCpu {
   const out: ThreadCpu = new Map();
   for (const entry of Deno.readDirSync(`/proc/${pid}/task`)) {
     try {

@@ -9,20 +9,13 @@
 
 import assert from "node:assert/strict";
 import { SECRET_RULES } from "../../src/secrets/catalogue.ts";
-import { findSecrets, redactSecrets, type SecretSpan } from "../../src/secrets/find.ts";
+import { redactSecrets } from "../../src/secrets/find.ts";
 import { fakeSecret, isBlockRule, type PatternRule } from "../../src/secrets/rule.ts";
 import * as reference from "../helpers/secrets_reference.ts";
 import { mulberry32 } from "../helpers/random.ts";
+import { sameAsReference } from "../helpers/secrets_oracle.ts";
 
-function same(text: string, what: string, rules = SECRET_RULES): SecretSpan[] {
-  const now = findSecrets(text, rules);
-  assert.deepEqual(
-    now,
-    reference.findSecrets(text, rules),
-    `${what}: ${JSON.stringify(text.slice(-160))}`,
-  );
-  return now;
-}
+const same = sameAsReference;
 
 const PATTERN_RULES = SECRET_RULES.filter((r): r is PatternRule => !isBlockRule(r));
 const URLSAFE = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-";

@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import { floorScan } from "../../scripts/lib/floor_scan.ts";
 
-async function fixture(): Promise<{ root: string; outside: string; files: string[] }> {
+async function fixture(): Promise<
+  { root: string; files: string[] } & AsyncDisposable
+> {
   const root = await Deno.makeTempDir({ prefix: "floor-root-" });
   const outside = await Deno.makeTempDir({ prefix: "floor-outside-" });
   await Deno.writeTextFile(
@@ -12,54 +14,53 @@ async function fixture(): Promise<{ root: string; outside: string; files: string
   await Deno.writeTextFile(`${root}/c.c`, "Linus Torvalds"); // no final newline
   await Deno.writeTextFile(`${outside}/d.c`, "Linus Torvalds\n");
   const files = [`${root}/a.c`, `${root}/b.c`, `${root}/c.c`, `${root}/gone.c`, `${outside}/d.c`];
-  return { root, outside, files };
+  return {
+    root,
+    files,
+    async [Symbol.asyncDispose]() {
+      await Deno.remove(root, { recursive: true });
+      await Deno.remove(outside, { recursive: true });
+    },
+  };
 }
 
 Deno.test("bench:floor's scan counts matching lines as ripgrep does: a line with two hits is one, a last line without a newline counts", async () => {
-  const { root, outside, files } = await fixture();
-  try {
-    const run = await floorScan(files.slice(0, 3), {
-      root,
-      grant: "tool worker",
-      mode: "scan",
-      needle: "Linus Torvalds",
-      threads: 2,
-    });
-    assert.equal(run.report.files, 3);
-    assert.equal(run.report.lines, 3);
-    assert.ok(run.report.bytes > 0 && run.cpuMs >= 0 && run.ms >= 0);
-  } finally {
-    await Deno.remove(root, { recursive: true });
-    await Deno.remove(outside, { recursive: true });
-  }
+  await using tree = await fixture();
+  const { root, files } = tree;
+  const run = await floorScan(files.slice(0, 3), {
+    root,
+    grant: "tool worker",
+    mode: "scan",
+    needle: "Linus Torvalds",
+    threads: 2,
+  });
+  assert.equal(run.report.files, 3);
+  assert.equal(run.report.lines, 3);
+  assert.ok(run.report.bytes > 0 && run.cpuMs >= 0 && run.ms >= 0);
 });
 
 Deno.test("bench:floor's scoped scan really holds the tool worker's grant: a file outside the root is not read (the floor is measured under containment)", async () => {
-  const { root, outside, files } = await fixture();
-  try {
-    const scoped = await floorScan(files, {
-      root,
-      grant: "tool worker",
-      mode: "scan",
-      needle: "Linus Torvalds",
-      threads: 1,
-    });
-    // a.c, b.c, c.c; gone.c does not exist; d.c is outside the grant.
-    assert.equal(scoped.report.files, 3);
-    assert.equal(scoped.report.lines, 3);
-    const every = await floorScan(files, {
-      root,
-      grant: "every permission",
-      mode: "io",
-      needle: "Linus Torvalds",
-      threads: 1,
-    });
-    assert.equal(every.report.files, 4);
-    assert.equal(every.report.lines, 0, "io mode reads without searching");
-  } finally {
-    await Deno.remove(root, { recursive: true });
-    await Deno.remove(outside, { recursive: true });
-  }
+  await using tree = await fixture();
+  const { root, files } = tree;
+  const scoped = await floorScan(files, {
+    root,
+    grant: "tool worker",
+    mode: "scan",
+    needle: "Linus Torvalds",
+    threads: 1,
+  });
+  // a.c, b.c, c.c; gone.c does not exist; d.c is outside the grant.
+  assert.equal(scoped.report.files, 3);
+  assert.equal(scoped.report.lines, 3);
+  const every = await floorScan(files, {
+    root,
+    grant: "every permission",
+    mode: "io",
+    needle: "Linus Torvalds",
+    threads: 1,
+  });
+  assert.equal(every.report.files, 4);
+  assert.equal(every.report.lines, 0, "io mode reads without searching");
 });
 
 Deno.test("bench:floor refuses arguments it cannot honour, with its usage", async () => {

@@ -44,9 +44,9 @@
 import { REPO_ROOT, rerunUnderDevserverV8Flags } from "./lib/program.ts";
 import { toolWorkerPermissions } from "../src/isolation/permissions.ts";
 import { cpuNow, median } from "./lib/stats.ts";
+import { CORPUS } from "./lib/linux_corpus.ts";
 
 const ROUNDS = Number(Deno.env.get("BENCH_ROUNDS") ?? "7");
-const CORPUS = Deno.env.get("BENCH_LINUX_DIR") ?? "/tmp/bench/linux";
 const BASELINE = Deno.env.get("BENCH_BASELINE");
 
 await rerunUnderDevserverV8Flags(import.meta.url);

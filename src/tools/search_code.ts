@@ -269,8 +269,13 @@ function depthOf(walkPath: string): number {
   return n;
 }
 
-/** After how many files searched without a full page a walk asks for a second thread (ADR-064, ADR-084). */
-export const ASSIST_AFTER_FILES = 512;
+/**
+ * After how many files searched without a full page a walk asks for a second thread (ADR-064,
+ * ADR-084): 64 since ADR-106, about 2 ms of one thread's work on a quiet machine. The helper
+ * needs a few ms to be lent, prepare and walk to where the primary is, and until it joins the
+ * primary searches alone: at 512 that was the first 13–47 ms of every long search.
+ */
+export const ASSIST_AFTER_FILES = 64;
 
 async function searchCode(args: SearchCodeArgs, ctx: ToolContext): Promise<RawToolResult> {
   const prepared = await prepare(args, ctx);

@@ -208,7 +208,11 @@ Deno.test("a thread past the other's front stops at the next file once the two f
   const share = new SearchShare();
   share.publishFront(PRIMARY, "big/f100.c", 10);
   const assist = searchCodeTool.assist!;
-  const answer = await assist({ pattern: "needle", max_results: 10 }, ctx, share.buffer) as {
+  const answer = await assist(
+    { pattern: "needle", max_results: 10 } as never,
+    ctx,
+    share.buffer,
+  ) as {
     scan: { scanned: number; truncated: boolean; end?: { f: string; i: boolean; m: number } };
   };
   assert.ok(answer, "the helper did not join");
@@ -230,7 +234,7 @@ Deno.test("a thread behind the other's front does not stop on it: the front only
   // behind it and must search until its own page is full.
   share.publishFront(PRIMARY, "z/later.c", 90);
   const answer = await searchCodeTool.assist!(
-    { pattern: "needle", max_results: 100 },
+    { pattern: "needle", max_results: 100 } as never,
     ctx,
     share.buffer,
   ) as { scan: { scanned: number; truncated: boolean } };

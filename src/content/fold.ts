@@ -642,12 +642,12 @@ export function foldUnits(
     }
     // A non-ASCII run, unit by unit while each folds alone.
     const runStart = i, runOut = o, runInvisible = invisible;
-    let whole = false;
+    let whole = false, next = 0;
     for (;;) {
       let kind = FOLD_KIND[c];
       if (kind === 0) kind = kindOf(c);
       // The unit after this one: ASCII (0 past the end) ends the run.
-      const next = i + 1 < n ? text.charCodeAt(i + 1) : 0;
+      next = i + 1 < n ? text.charCodeAt(i + 1) : 0;
       if (kind === 2) {
         invisible++;
         special = changed = true;
@@ -681,7 +681,16 @@ export function foldUnits(
       c = next;
       i++;
     }
-    if (!whole) continue;
+    if (!whole) {
+      // The run ended at an ASCII unit (or the text's end), read already as `next`: written
+      // here, not read again by the loop (ADR-112).
+      if (i + 1 < n) {
+        if (next === 0x1b) return undefined;
+        bytes[o++] = next;
+        i++;
+      }
+      continue;
+    }
     // Any other run is folded as a string, as the fold does it, from its start.
     let end = i + 1;
     while (end < n && text.charCodeAt(end) >= 0x80) end++;

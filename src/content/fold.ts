@@ -636,9 +636,15 @@ export function foldUnits(
   for (let i = 0; i < n; i++) {
     let c = text.charCodeAt(i);
     if (c < 0x80) {
-      if (c === 0x1b) return undefined;
-      bytes[o++] = c;
-      continue;
+      // An ASCII stretch in one tight loop, up to the next non-ASCII unit.
+      for (;;) {
+        if (c === 0x1b) return undefined;
+        bytes[o++] = c;
+        if (++i === n) break;
+        c = text.charCodeAt(i);
+        if (c >= 0x80) break;
+      }
+      if (i === n) break;
     }
     // A non-ASCII run, unit by unit while each folds alone.
     const runStart = i, runOut = o, runInvisible = invisible;

@@ -70,6 +70,11 @@ export interface Matcher {
   find(text: string, from: number, stopped?: () => boolean): number;
   /** The match's offset in `line`, or -1 when the line itself does not match. */
   inLine(line: string): number;
+  /**
+   * A literal pattern of ASCII characters, as `find` looks for it (lower-cased with `fold`):
+   * files can be prefiltered on their bytes for it (`./literal_prefilter.ts`, ADR-103).
+   */
+  readonly literal?: { readonly text: string; readonly fold: boolean };
 }
 
 /** Compiles the pattern; refuses `bad_pattern` one that is invalid or cannot run in linear time. */
@@ -88,6 +93,7 @@ export function compileMatcher(args: MatcherArgs): Matcher {
       lower,
       find: (text, from) => text.indexOf(literal, from),
       inLine: (line) => line.indexOf(literal),
+      ...(!decoded ? { literal: { text: literal, fold } } : {}),
     };
   }
   try {

@@ -6,7 +6,10 @@
  * handler, result.
  *
  * How a file is searched: its bytes are read into the walker's reused
- * buffer and viewed as a latin1 string (one character per byte, so an
+ * buffer — for a literal, or a regex with a required literal, the memory of
+ * a WebAssembly prefilter that settles from the bytes alone every file that
+ * is binary or cannot match (`./literal_prefilter.ts`, ADR-103, ADR-104) —
+ * and viewed as a latin1 string (one character per byte, so an
  * index is a byte offset); a literal is found with `String.indexOf`, a
  * regular expression with V8's default engine over windows of whole lines
  * (the `--enable-experimental-regexp-engine-on-excessive-backtracks` flag

@@ -407,3 +407,24 @@ Deno.test("search_code: a regex prefiltered on its required literal finds the li
     assert.equal(s.skipped.binary, 1, pattern);
   }
 });
+
+Deno.test("search_code: with a size cap above the prefilter's first memory, a large file's late match is found", async () => {
+  // 1.5 MB: larger than the 1 MiB + 1 the walker is first given, so the walker grows its own
+  // buffer and the prefilter copies the bytes into its memory, grown for them.
+  const big = "x".repeat(1_500_000) + "\nthe needle at the end\n";
+  await using ws = await makeWorkspace({ "a.txt": "needle early\n", "big.txt": big });
+  const ctx = directContext(ws.root, { MCP_SEARCH__MAX_FILE_BYTES: String(2 * 1024 * 1024) });
+  for (const regex of [false, true]) {
+    const result = await callDirect(ctx, "search_code", { pattern: "needle", regex });
+    assert.ok(!("invalidParams" in result));
+    const s = result.structuredContent as {
+      files: { path: string; matches: { line: number }[] }[];
+      skipped: { too_large: number };
+    };
+    assert.deepEqual(
+      s.files.map((f) => `${f.path}:${f.matches.map((m) => m.line).join(",")}`),
+      ["a.txt:1", "big.txt:2"],
+    );
+    assert.equal(s.skipped.too_large, 0);
+  }
+});

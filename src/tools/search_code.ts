@@ -23,6 +23,7 @@
  * @module
  */
 
+import { Buffer } from "node:buffer";
 import { z } from "zod";
 import { CONTENT_ENVELOPE_SHAPE } from "../contract/envelope.ts";
 import { toolBudget } from "../contract/budget.ts";
@@ -31,7 +32,6 @@ import type { RawToolResult, TextPart, WithheldSecret } from "../contract/result
 import { escapeControlCharacters } from "../contract/text.ts";
 import { PATH_LIMITS, PATH_REFUSALS, type ResolvedPath } from "../access/resolve.ts";
 import { GlobError, globToRegExpSource } from "../access/ignore.ts";
-import { Buffer } from "node:buffer";
 import { latin1Text, Walker, type WalkFile } from "../access/walk.ts";
 import { BINARY, LiteralPrefilter, NONE, prefilterable } from "./literal_prefilter.ts";
 import { secretMarker } from "../secrets/cut.ts";

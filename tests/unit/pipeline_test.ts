@@ -312,3 +312,21 @@ Deno.test("pipeline: a protocol error's message is redacted (an unknown tool nam
     (error: Error) => !error.message.includes(GH) && /redacted:github-token/.test(error.message),
   );
 });
+
+Deno.test("pipeline: a tool's invalid_params message is redacted before it becomes a -32602 error", async () => {
+  const { ToolDispatcher } = await import("../../src/protocol/dispatch.ts");
+  // A sandbox whose tool answers invalid_params with a message that echoes a token (as a
+  // cursor check might, were it ever to quote what it was sent).
+  const sandbox = { run: () => Promise.resolve({ kind: "invalid_params", message: `bad ${GH}` }) };
+  for (const redactSecrets of [true, false]) {
+    const dispatcher = new ToolDispatcher(sandbox as never, { redactSecrets });
+    await assert.rejects(
+      () => dispatcher.call("list_directory", {}),
+      (error: Error) =>
+        redactSecrets
+          ? !error.message.includes(GH) && /bad \[redacted:github-token\]/.test(error.message)
+          : error.message.includes(GH),
+      `redaction ${redactSecrets ? "on" : "off"}`,
+    );
+  }
+});

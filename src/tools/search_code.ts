@@ -29,7 +29,7 @@ import { CONTENT_ENVELOPE_SHAPE } from "../contract/envelope.ts";
 import { toolBudget } from "../contract/budget.ts";
 import { refusal, ToolRefusal } from "../contract/refusal.ts";
 import type { RawToolResult, TextPart, WithheldSecret } from "../contract/result.ts";
-import { escapeControlCharacters } from "../contract/text.ts";
+import { EscapedNames } from "../contract/text.ts";
 import { PATH_LIMITS, PATH_REFUSALS, type ResolvedPath } from "../access/resolve.ts";
 import { GlobError, globToRegExpSource } from "../access/ignore.ts";
 import { latin1Text, Walker, type WalkFile } from "../access/walk.ts";
@@ -933,8 +933,9 @@ function render(r: Rendered): RawToolResult {
       }
     }
   };
+  const names = new EscapedNames();
   for (const [fi, file] of files.entries()) {
-    const path = escapeControlCharacters(file.path);
+    const path = names.escape(file.path);
     if (mode === "files_with_matches") {
       push(path);
       continue;
@@ -965,7 +966,12 @@ function render(r: Rendered): RawToolResult {
   }
   const parts: TextPart[] = [{ text: header, untrusted: false }];
   if (lines.length > 0) {
-    parts.push({ text: lines.join("\n"), untrusted: true, label: "search-results" });
+    parts.push({
+      text: lines.join("\n"),
+      untrusted: true,
+      label: "search-results",
+      escaped: names.list,
+    });
   }
   return {
     kind: "ok",

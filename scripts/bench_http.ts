@@ -18,9 +18,9 @@
  *        its own program, the same settings)
  *
  * An A/B runs each side as two instances, started in the order A B B A and measured in that
- * order and its reverse in alternate rounds: a second instance started after a first measured
- * 5–20% more CPU per answer with the very same code (ADR-110), so one instance a side would
- * credit whichever side started first.
+ * order and its reverse in alternate rounds: instances of the very same code measured up to
+ * 10–20% apart in CPU per answer (ADR-110), so one instance a side reported that difference as
+ * the change's. One run still resolves only a difference of about 10% or more.
  *
  * @module
  */

@@ -14,6 +14,13 @@
  *        [--compare-env NAME=VALUE]… (a second devserver instance, the same settings plus these,
  *        whose `read_file` small runs in the same alternating slices: an A/B of a setting, e.g.
  *        MCP_HTTP__MAX_CONCURRENT_CALLS=32, with CPU per ok answer compared in the same run)
+ *        [--baseline DIR] (the same A/B against another checkout's devserver, e.g. /work/base:
+ *        its own program, the same settings)
+ *
+ * An A/B runs each side as two instances, started in the order A B B A and measured in that
+ * order and its reverse in alternate rounds: instances of the very same code measured up to
+ * 10–20% apart in CPU per answer (ADR-110), so one instance a side reported that difference as
+ * the change's. One run still resolves only a difference of about 10% or more.
  *
  * @module
  */
@@ -23,6 +30,7 @@ import { join } from "node:path";
 import { MODERN_PROTOCOL_VERSION, PROTOCOL_VERSION_META_KEY } from "../src/version.ts";
 import { metadataHeaders } from "../src/conform/http.ts";
 import { REPO_ROOT } from "./lib/program.ts";
+import { median } from "./lib/stats.ts";
 import { TOOL_QUEUE_LIMIT } from "../src/app.ts";
 import {
   type HttpInstance,
@@ -41,6 +49,7 @@ const { values } = parseArgs({
     json: { type: "string" },
     "server-env": { type: "string", multiple: true, default: [] },
     "compare-env": { type: "string", multiple: true, default: [] },
+    baseline: { type: "string" },
   },
 });
 const DURATION_S = Number(values.duration);
@@ -396,6 +405,38 @@ export function secondHalfGrowth(rss: number[]): number {
   return rss[rss.length - 1] - rss[Math.floor(rss.length / 2)];
 }
 
+/**
+ * The order round `round` measures an A/B's instances in: as started (A B B A) in even rounds,
+ * reversed in odd ones, so each side is measured first, second, third and last equally often.
+ */
+export function abOrder<T>(round: number, started: readonly T[]): readonly T[] {
+  return round % 2 === 0 ? started : [...started].reverse();
+}
+
+/**
+ * One round of an A/B: the compared side's CPU per ok answer over this side's, each side the
+ * mean of its instances' slices in that round.
+ */
+export function abRatio(mine: LoadFigures[], other: LoadFigures[]): number {
+  const mean = (xs: LoadFigures[]) =>
+    xs.reduce((sum, f) => sum + msPerOk(f.cpuSeconds, f), 0) / xs.length;
+  return mean(other) / mean(mine);
+}
+
+/**
+ * Starts another checkout's devserver over `root` with `env`, through that checkout's own
+ * `scripts/lib/http_instance.ts` (its program, its flags).
+ */
+async function baselineStarter(
+  dir: string,
+  root: string,
+  env: Record<string, string>,
+): Promise<() => Promise<HttpInstance>> {
+  const url = new URL(`file://${join(dir, "scripts/lib/http_instance.ts")}`);
+  const { startHttpInstance: start } = await import(url.href);
+  return () => start(root, env) as Promise<HttpInstance>;
+}
+
 /** `NAME=VALUE` pairs as an environment. */
 function settingsOf(pairs: string[]): Record<string, string> {
   return Object.fromEntries(
@@ -491,12 +532,17 @@ if (import.meta.main) {
     // baseline directly, so a change in the machine's load hits both alike.
     await using echo = await startEcho();
     const serverEnv = settingsOf(values["server-env"]);
-    await using server = await startHttpInstance(root, serverEnv);
-    // The A/B instance, when asked for: the same settings plus --compare-env's.
+    // The A/B side, when asked for: the same settings plus --compare-env's, or another
+    // checkout's program (--baseline). Each side runs as two instances started A B B A (ADR-110).
     const compareEnv = settingsOf(values["compare-env"]);
-    await using compareServer = values["compare-env"].length === 0
-      ? undefined
-      : await startHttpInstance(root, { ...serverEnv, ...compareEnv });
+    const comparing = values["compare-env"].length > 0 || values.baseline !== undefined;
+    const startCompared = values.baseline === undefined
+      ? () => startHttpInstance(root, { ...serverEnv, ...compareEnv })
+      : await baselineStarter(values.baseline, root, { ...serverEnv, ...compareEnv });
+    await using server = await startHttpInstance(root, serverEnv);
+    await using compareServer = comparing ? await startCompared() : undefined;
+    await using compareServer2 = comparing ? await startCompared() : undefined;
+    await using server2 = comparing ? await startHttpInstance(root, serverEnv) : undefined;
     // The cache-miss workload's server: its own workspace, the same settings.
     await using spreadServer = await startHttpInstance(spreadRoot, serverEnv);
     console.log(`devserver: ${server.program}`);
@@ -509,21 +555,31 @@ if (import.meta.main) {
       seconds = DURATION_S,
       spread?: { readonly run: number; readonly runs: number },
     ) => load(`${name} c${c}`, c, target.url, target.pid, call, dir, seconds, spread);
-    const compared: [LoadFigures, LoadFigures, LoadFigures][] = [];
-    /** Baseline and devserver (and the A/B instance) in alternating slices of the duration. */
+    const compared: [LoadFigures, LoadFigures, LoadFigures, number[]][] = [];
+    /** Baseline and devserver (and the A/B instances) in alternating slices of the duration. */
     const pair = async (c: number) => {
       const slice = Math.max(1, Math.round(DURATION_S / ROUNDS));
       const base: LoadFigures[] = [], mine: LoadFigures[] = [], other: LoadFigures[] = [];
+      const ratios: number[] = [];
       for (let i = 0; i < ROUNDS; i++) {
         base.push(await run("echo (bare SDK)", c, echo, echoCall, slice));
-        mine.push(await run("read_file small", c, server, readCall, slice));
-        if (compareServer) {
-          other.push(await run("read_file small, compared", c, compareServer, readCall, slice));
+        if (!compareServer || !compareServer2 || !server2) {
+          mine.push(await run("read_file small", c, server, readCall, slice));
+          continue;
         }
+        const a: LoadFigures[] = [], b: LoadFigures[] = [];
+        const sides = [[server, a], [compareServer, b], [compareServer2, b], [server2, a]] as const;
+        for (const [target, into] of abOrder(i, sides)) {
+          const name = into === a ? "read_file small" : "read_file small, compared";
+          into.push(await run(name, c, target, readCall, slice));
+        }
+        mine.push(...a);
+        other.push(...b);
+        ratios.push(abRatio(a, b));
       }
       const baseline = report(combine(base));
       const read = report(combine(mine), baseline);
-      if (compareServer) compared.push([baseline, read, report(combine(other), baseline)]);
+      if (compareServer) compared.push([baseline, read, report(combine(other), baseline), ratios]);
       return [baseline, read];
     };
     const [echo64, read64] = await pair(CONNECTIONS);
@@ -576,8 +632,16 @@ if (import.meta.main) {
           }), main thread ${perOk(read.mainThreadCpuSeconds, read)} ms`,
       );
     }
-    for (const [base, read, other] of compared) {
-      console.log(compareLine(read, other, base, compareEnv));
+    const compareSetting = values.baseline === undefined
+      ? compareEnv
+      : { ...compareEnv, baseline: values.baseline };
+    for (const [base, read, other, ratios] of compared) {
+      console.log(compareLine(read, other, base, compareSetting));
+      console.log(
+        `  per round (two instances a side, A B B A): compared / this CPU per ok answer ${
+          ratios.map((r) => r.toFixed(2)).join(", ")
+        }; median ${median(ratios).toFixed(3)}`,
+      );
     }
     const average = Deno.loadavg().map((x) => x.toFixed(2)).join(" ");
     console.log(`load average at the end: ${average}`);

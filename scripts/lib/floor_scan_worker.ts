@@ -4,7 +4,10 @@
  * buffer and closes it (`io`), and in `scan` mode also decodes it as latin1
  * and counts the lines holding the needle with `String.indexOf` — the read
  * path `search_code` uses (ADR-054), with nothing around it: no walk, no
- * ignore files, no policy, no results. In `walk` mode it lists instead
+ * ignore files, no policy, no results. `prefilter` mode reads into the
+ * literal prefilter's memory instead and asks it first (ADR-103), making the
+ * latin1 string only of the files it finds the needle in: the scan path
+ * `search_code` takes since. In `walk` mode it lists instead
  * every directory under the one path it is given with `Deno.readDirSync`
  * (skipping `.git` and not following links): the least a walk costs, with no
  * ignore file, policy or sort.
@@ -16,13 +19,14 @@
 
 import { Buffer } from "node:buffer";
 import { closeSync, openSync, readSync } from "node:fs";
+import { FOUND, LiteralPrefilter } from "../../src/tools/literal_prefilter.ts";
 
 /** What the benchmark sends: the files, the shared chunk counter, the needle and the mode. */
 export interface FloorJob {
   files: string[];
   counter: SharedArrayBuffer;
   needle: string;
-  mode: "io" | "scan" | "walk";
+  mode: "io" | "scan" | "prefilter" | "walk";
 }
 
 /** What a thread answers: files read (walk: entries listed), bytes read, lines holding the needle. */
@@ -41,7 +45,13 @@ self.onmessage = (event: MessageEvent<FloorJob>) => {
     return;
   }
   const next = new Int32Array(counter);
-  const buffer = Buffer.allocUnsafe(512 * 1024 + 1);
+  const prefilter = mode === "prefilter"
+    ? new LiteralPrefilter(needle, false, 512 * 1024)
+    : undefined;
+  const memory = prefilter?.buffer;
+  const buffer = memory !== undefined
+    ? Buffer.from(memory.buffer, memory.byteOffset, memory.byteLength)
+    : Buffer.allocUnsafe(512 * 1024 + 1);
   // Node's Buffer#latin1Slice, as src/access/walk.ts's latin1Text uses it (not in the types).
   const latin1 = buffer as unknown as { latin1Slice(start: number, end: number): string };
   const report: FloorReport = { files: 0, bytes: 0, lines: 0 };
@@ -65,6 +75,7 @@ self.onmessage = (event: MessageEvent<FloorJob>) => {
       report.files++;
       report.bytes += length;
       if (mode === "io") continue;
+      if (prefilter !== undefined && prefilter.scan(buffer.subarray(0, length)) !== FOUND) continue;
       const text = latin1.latin1Slice(0, length);
       let at = text.indexOf(needle);
       while (at !== -1) {

@@ -74,6 +74,13 @@ export interface WalkOptions {
    * owns (ADR-094). Default: every file.
    */
   readonly files?: (firstFile: string) => boolean;
+  /**
+   * The reused buffer {@linkcode Walker.read} reads into, instead of one of its own (the
+   * literal prefilter's memory, so the bytes need no copy: ADR-103). Read from at its start;
+   * one shorter than `maxFileBytes` + 1 is replaced by a larger one of the walker's when a
+   * file needs it, as its own buffer would be.
+   */
+  readonly buffer?: Uint8Array;
 }
 
 /** A file the walk reached. */
@@ -201,8 +208,8 @@ export class Walker {
   readonly #start: ResolvedPath;
   readonly #options: WalkOptions;
   readonly #maxFileBytes: number;
-  #buffer = new Uint8Array(64 * 1024);
-  #view = Buffer.from(this.#buffer.buffer);
+  #buffer: Uint8Array;
+  #view: Buffer;
   #batch: ReadRecord[] = [];
   /** Files read in the current directory, and their bytes. */
   #readsHere = 0;
@@ -217,6 +224,8 @@ export class Walker {
     this.#start = start;
     this.#options = options;
     this.#maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+    this.#buffer = options.buffer ?? new Uint8Array(64 * 1024);
+    this.#view = viewOf(this.#buffer);
   }
 
   /** Walks the tree, yielding files and the end of each directory that yielded files. */
@@ -495,7 +504,7 @@ export class Walker {
     const grown = new Uint8Array(Math.min(next, this.#maxFileBytes + 1));
     grown.set(this.#buffer);
     this.#buffer = grown;
-    this.#view = Buffer.from(this.#buffer.buffer);
+    this.#view = viewOf(grown);
   }
 
   /**
@@ -555,6 +564,11 @@ export function latin1Text(bytes: Buffer): string {
     0,
     bytes.length,
   );
+}
+
+/** A `Buffer` over exactly the bytes of `array` (which may be a window of a larger memory). */
+function viewOf(array: Uint8Array): Buffer {
+  return Buffer.from(array.buffer, array.byteOffset, array.byteLength);
 }
 
 function stillThere(record: ReadRecord): boolean {

@@ -810,6 +810,11 @@ export interface AssessedText {
   readonly text: string;
   /** `text` has `N\t` line-number prefixes (read_file). */
   readonly numbered?: boolean;
+  /**
+   * The line of the result each line of `text` stands for (1-based), when `text` is not the
+   * result's own text but stands beside it (a part's raw names: ADR-116).
+   */
+  readonly lineNumbers?: readonly number[];
 }
 
 /** A line-number prefix of `read_file`, after the newline that ends the line before. */
@@ -871,9 +876,11 @@ export function assessContent(parts: readonly AssessedText[]): ContentAssessment
   // Bits of the folded classes that have their findings (not tried again).
   let fullMask = 0;
   for (const part of parts) {
-    const { text, lineNumber } = part.numbered
-      ? unnumber(part.text)
-      : { text: part.text, lineNumber: undefined };
+    const { lineNumbers } = part;
+    const { text, lineNumber } = part.numbered ? unnumber(part.text) : {
+      text: part.text,
+      lineNumber: lineNumbers ? (line: number) => lineNumbers[line] ?? 1 : undefined,
+    };
     // Line starts are computed only once something is found (most texts have no signal).
     let rawStarts: number[] | undefined;
     let foldedStarts: number[] | undefined;

@@ -412,6 +412,42 @@ function putString(s: string, bytes: Uint8Array, o: number): number {
 }
 
 /**
+ * `bytes` as 32-bit words when its start is aligned for them (every buffer the fold allocates
+ * is), else undefined: {@linkcode asciiEnd} then reads byte by byte.
+ */
+function wordsOf(bytes: Uint8Array<ArrayBuffer>): Uint32Array | undefined {
+  return bytes.byteOffset % 4 === 0
+    ? new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.length >> 2)
+    : undefined;
+}
+
+/**
+ * The index of the first byte from `r` that is not ASCII, given a non-ASCII byte at `written`
+ * (the sentinel): four bytes at a time (`words`: the same buffer as 32-bit words) over the words
+ * that lie wholly before `written`, then byte by byte. Prose is mostly long ASCII stretches, and
+ * a byte per iteration cost most of `foldInto` on it (ADR-112). A word is ASCII when none of
+ * its bytes has the high bit set, whatever the byte order.
+ */
+function asciiEnd(
+  bytes: Uint8Array,
+  words: Uint32Array | undefined,
+  r: number,
+  written: number,
+): number {
+  if (words !== undefined && written - r >= 16) {
+    while ((r & 3) !== 0 && bytes[r] < 0x80) r++;
+    if ((r & 3) === 0) {
+      const last = written >> 2; // (words below it end at or before `written`)
+      let w = r >> 2;
+      while (w < last && (words[w] & 0x80808080) === 0) w++;
+      r = w << 2;
+    }
+  }
+  while (bytes[r] < 0x80) r++;
+  return r;
+}
+
+/**
  * {@linkcode foldCounting} of a non-ASCII `text` in one pass over its code units, writing the
  * folded copy's UTF-8 into `bytes` (at least 3 bytes per code unit) for the assessment's gate,
  * so that no pass scans the text for special characters, normalizes it whole, maps confusables
@@ -449,12 +485,14 @@ export function foldInto(
     bytes = room;
   }
   bytes[written] = 0xff;
+  // The same bytes four at a time, for the ASCII stretches (ADR-112).
+  let words = wordsOf(bytes);
   // r: next byte to read; extra: bytes read beyond their UTF-16 units; o: next byte to write.
   let r = 0, extra = 0, o = 0, invisible = 0, changed = false, special = false, bidi = false;
   while (r < written) {
     // An ASCII stretch, moved down when the output has shrunk.
     const from = r;
-    while (bytes[r] < 0x80) r++;
+    r = asciiEnd(bytes, words, r, written);
     if (o !== from) {
       if (r - from > 32) bytes.copyWithin(o, from, r);
       else for (let k = from; k < r; k++) bytes[o + k - from] = bytes[k];
@@ -552,6 +590,7 @@ export function foldInto(
           grown.set(bytes.subarray(0, runOut));
           grown.set(bytes.subarray(end, written), size - rest);
           bytes = grown;
+          words = wordsOf(bytes);
         }
         bytes[size] = 0xff;
         extra += size - rest - end;
@@ -597,18 +636,24 @@ export function foldUnits(
   for (let i = 0; i < n; i++) {
     let c = text.charCodeAt(i);
     if (c < 0x80) {
-      if (c === 0x1b) return undefined;
-      bytes[o++] = c;
-      continue;
+      // An ASCII stretch in one tight loop, up to the next non-ASCII unit.
+      for (;;) {
+        if (c === 0x1b) return undefined;
+        bytes[o++] = c;
+        if (++i === n) break;
+        c = text.charCodeAt(i);
+        if (c >= 0x80) break;
+      }
+      if (i === n) break;
     }
     // A non-ASCII run, unit by unit while each folds alone.
     const runStart = i, runOut = o, runInvisible = invisible;
-    let whole = false;
+    let whole = false, next = 0;
     for (;;) {
       let kind = FOLD_KIND[c];
       if (kind === 0) kind = kindOf(c);
       // The unit after this one: ASCII (0 past the end) ends the run.
-      const next = i + 1 < n ? text.charCodeAt(i + 1) : 0;
+      next = i + 1 < n ? text.charCodeAt(i + 1) : 0;
       if (kind === 2) {
         invisible++;
         special = changed = true;
@@ -642,7 +687,16 @@ export function foldUnits(
       c = next;
       i++;
     }
-    if (!whole) continue;
+    if (!whole) {
+      // The run ended at an ASCII unit (or the text's end), read already as `next`: written
+      // here, not read again by the loop (ADR-112).
+      if (i + 1 < n) {
+        if (next === 0x1b) return undefined;
+        bytes[o++] = next;
+        i++;
+      }
+      continue;
+    }
     // Any other run is folded as a string, as the fold does it, from its start.
     let end = i + 1;
     while (end < n && text.charCodeAt(end) >= 0x80) end++;

@@ -13,7 +13,8 @@
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { REFUSAL_META_KEY } from "../contract/envelope.ts";
 import type { RawToolResult } from "../contract/result.ts";
-import { assessContent } from "./assess.ts";
+import { escapeControlCharacters } from "../contract/text.ts";
+import { assessContent, type AssessedText } from "./assess.ts";
 import { fenceUntrusted, nonceAbsentFrom } from "./fence.ts";
 import { Redactor, redactResult } from "./redact.ts";
 
@@ -53,7 +54,16 @@ export function shapeToolResult(
   const { texts: cleaned, structured, redaction } = redactResult(raw, options.redactSecrets);
   // Assessed on the raw text (before redaction), so a secret cannot hide an instruction; its
   // excerpts are redacted below like every other string of the result.
-  const assessment = assessContent(raw.parts.filter((part) => part.untrusted));
+  // A part's names that its text shows escaped are assessed raw beside it (ADR-116).
+  const assessed: AssessedText[] = [];
+  for (const part of raw.parts) {
+    if (!part.untrusted) continue;
+    assessed.push(part);
+    if (part.escaped !== undefined && part.escaped.length > 0) {
+      assessed.push(rawNamesOf(part.text, part.escaped));
+    }
+  }
+  const assessment = assessContent(assessed);
   const nonce = nonceAbsentFrom(cleaned.filter((_, i) => raw.parts[i].untrusted));
   const texts = raw.parts.map((part, i) =>
     part.untrusted ? fenceUntrusted(cleaned[i], nonce, part.label) : part.text
@@ -82,4 +92,37 @@ export function shapeToolResult(
     content: [{ type: "text", text: texts.join("\n") }],
     structuredContent: { ...structured, untrusted_content: true, redaction, content_assessment },
   };
+}
+
+/**
+ * A part's raw names (its `escaped` list) as one text the assessment reads beside the part,
+ * a name a line (a name holding newlines takes several), each reported at the line of the
+ * part where its escaped form stands (ADR-116).
+ */
+function rawNamesOf(text: string, names: readonly string[]): AssessedText {
+  const lineNumbers: number[] = [];
+  let counted = 0; // newlines before `counted` are in `line`
+  let line = 1;
+  for (const name of names) {
+    const shown = escapeControlCharacters(name);
+    let at = text.indexOf(shown, counted);
+    if (at < 0) {
+      at = text.indexOf(shown);
+      if (at >= 0) counted = 0, line = 1; // out of order: count again from the start
+    }
+    if (at >= 0) {
+      for (
+        let nl = text.indexOf("\n", counted);
+        nl >= 0 && nl < at;
+        nl = text.indexOf("\n", nl + 1)
+      ) {
+        line++;
+      }
+      counted = at;
+    }
+    let lines = 1;
+    for (let nl = name.indexOf("\n"); nl >= 0; nl = name.indexOf("\n", nl + 1)) lines++;
+    for (; lines > 0; lines--) lineNumbers.push(line);
+  }
+  return { text: names.join("\n"), lineNumbers };
 }

@@ -50,6 +50,14 @@ export interface UntrustedPart {
    * tab (`read_file`): the assessment reports those numbers and reads past them.
    */
   readonly numbered?: boolean;
+  /**
+   * Workspace strings (names, subjects, signatures) that `text` shows escaped, in their raw
+   * form, in the order they appear: `escapeControlCharacters` changed them, so the escapes in
+   * `text` hide what the assessment must see (tag, bidi and invisible characters, or words
+   * spelled with them). The pipeline assesses them beside `text`. Absent when nothing was
+   * escaped, which is nearly always (ADR-116).
+   */
+  readonly escaped?: readonly string[];
 }
 
 /**

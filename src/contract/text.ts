@@ -38,6 +38,28 @@ export function escapeControlCharacters(text: string): string {
   );
 }
 
+/**
+ * Escapes workspace strings for a result's text, as {@linkcode escapeControlCharacters}
+ * does, and keeps the raw form of each one it changed: the part's `escaped` list, which the
+ * result pipeline assesses, since the escapes hide what the string held (ADR-116).
+ */
+export class EscapedNames {
+  /** The raw strings escaping changed, in the order they were escaped. */
+  readonly raw: string[] = [];
+
+  /** `text` escaped; noted when that changed it. */
+  escape(text: string): string {
+    const escaped = escapeControlCharacters(text);
+    if (escaped !== text) this.raw.push(text);
+    return escaped;
+  }
+
+  /** The part's `escaped` field: the list, or nothing when no string was changed. */
+  get list(): readonly string[] | undefined {
+    return this.raw.length > 0 ? this.raw : undefined;
+  }
+}
+
 /** The longest a name may stand in a message of ours, in characters (before escaping). */
 export const MAX_QUOTED_NAME = 80;
 

@@ -997,9 +997,14 @@ function findPattern(
   // each search only adds to the cost of a flood of real matches. The gate searches the text
   // itself, so it pays only where candidates are dense (a flood); on sparse ones each is
   // checked by the steps, which cost less than a search of the text between them (ADR-092).
-  let gateAt = -1, gatePassed = 0;
-  let gateOn = gate !== undefined &&
-    (nextAt !== undefined || (count >= GATE_MIN_CANDIDATES && count * GATE_DENSITY >= text.length));
+  // A case-sensitive rule, whose candidates are found one by one, has no count to judge by: it
+  // searches its gate once GATE_MIN_CANDIDATES of them have failed the steps or lain inside a
+  // run (a flood), and until then checks each by the steps, since the gate's search of all the
+  // text after a candidate cost more than the few a text usually holds (ADR-113).
+  let gateAt = -1, gatePassed = 0, failed = 0;
+  let gateOn = gate !== undefined && nextAt === undefined &&
+    count >= GATE_MIN_CANDIDATES && count * GATE_DENSITY >= text.length;
+  const armAt = gate !== undefined && nextAt !== undefined ? GATE_MIN_CANDIDATES : -1;
   let pos = 0;
   for (;;) {
     let k = -1, length = 0;
@@ -1047,10 +1052,12 @@ function findPattern(
       skip.lastIndex = k + 1;
       skip.test(text); // always matches (a run of none at least), leaving the run's end
       pos = skip.lastIndex;
+      if (++failed === armAt) gateOn = true;
       continue;
     }
     if (steps && !follows(text, k + length, steps)) {
       pos = k + 1;
+      if (++failed === armAt) gateOn = true;
       continue;
     }
     re.lastIndex = k;

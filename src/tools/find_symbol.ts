@@ -15,7 +15,7 @@ import { PATH_LIMITS, PATH_REFUSALS } from "../access/resolve.ts";
 import { rawResultChars, toolBudget } from "../contract/budget.ts";
 import { CONTENT_ENVELOPE_SHAPE } from "../contract/envelope.ts";
 import type { RawToolResult, TextPart } from "../contract/result.ts";
-import { escapeControlCharacters } from "../contract/text.ts";
+import { escapeControlCharacters, EscapedNames } from "../contract/text.ts";
 import { type Definition, SYMBOL_KINDS, type SymbolKind } from "../symbols/extract.ts";
 import { fileSymbols, type Method } from "../symbols/file_symbols.ts";
 import { GrammarRegistry } from "../symbols/grammars.ts";
@@ -285,13 +285,16 @@ async function findSymbol(args: FindSymbolArgs, ctx: ToolContext): Promise<RawTo
     });
   const page: ResultEntry[] = [];
   const lines: string[] = [];
+  const names = new EscapedNames();
   let spent = 0;
   for (const r of ranked.slice(offset, offset + pageSize)) {
-    const line = renderResult(r);
+    const lineNames = new EscapedNames();
+    const line = renderResult(r, lineNames);
     spent += line.length + 1 + JSON.stringify(r).length + 1;
     if (spent > budget && page.length > 0) break;
     page.push(r);
     lines.push(line);
+    names.raw.push(...lineNames.raw);
   }
   const nextOffset = offset + page.length;
   const more = nextOffset < ranked.length;
@@ -300,7 +303,12 @@ async function findSymbol(args: FindSymbolArgs, ctx: ToolContext): Promise<RawTo
     : undefined;
   const parts: TextPart[] = [{ text: header(page.length, more), untrusted: false }];
   if (lines.length) {
-    parts.push({ text: lines.join("\n"), untrusted: true, label: "symbol-definitions" });
+    parts.push({
+      text: lines.join("\n"),
+      untrusted: true,
+      label: "symbol-definitions",
+      escaped: names.list,
+    });
   }
   return {
     kind: "ok",
@@ -329,10 +337,10 @@ function toEntry(d: Definition, path: string, language: string, method: Method):
   };
 }
 
-function renderResult(r: ResultEntry): string {
-  return `${escapeControlCharacters(r.path)}:${r.line}:${r.column} ${r.kind} ${
-    escapeControlCharacters(r.qualified_name)
-  } [${r.language}, ${r.method}]  ${escapeControlCharacters(r.signature)}`;
+function renderResult(r: ResultEntry, names: EscapedNames): string {
+  return `${names.escape(r.path)}:${r.line}:${r.column} ${r.kind} ${
+    names.escape(r.qualified_name)
+  } [${r.language}, ${r.method}]  ${names.escape(r.signature)}`;
 }
 
 /** The `find_symbol` tool. */

@@ -19,7 +19,7 @@ import { toolBudget } from "../contract/budget.ts";
 import { CONTENT_ENVELOPE_SHAPE } from "../contract/envelope.ts";
 import { ToolRefusal } from "../contract/refusal.ts";
 import type { RawToolResult, WithheldSecret } from "../contract/result.ts";
-import { escapeControlCharacters } from "../contract/text.ts";
+import { escapeControlCharacters, EscapedNames } from "../contract/text.ts";
 import { diffSecrets, type WholeSides, wholeSides } from "./diff_secrets.ts";
 import type { ToolContext, ToolDefinition } from "./types.ts";
 
@@ -276,17 +276,20 @@ async function gitDiff(args: GitDiffArgs, ctx: ToolContext): Promise<RawToolResu
   let text = "";
   let structuredExtra: Record<string, unknown>;
   let withheld: WithheldSecret[] = [];
+  const names = new EscapedNames();
   if (statOnly) {
     const lines: string[] = [];
     const files: FileStatRecord[] = [];
     let spent = 0;
     for (const file of reader.files) {
-      const line = renderStat(file);
+      const lineNames = new EscapedNames();
+      const line = renderStat(file, lineNames);
       const cost = line.length + 1 + JSON.stringify(file).length + 1;
       if (spent + cost > budget) break;
       spent += cost;
       files.push(file);
       lines.push(line);
+      names.raw.push(...lineNames.raw);
     }
     if (files.length < reader.files.length || reader.filesCut) {
       truncated = true;
@@ -374,7 +377,12 @@ async function gitDiff(args: GitDiffArgs, ctx: ToolContext): Promise<RawToolResu
     parts: [
       { text: header, untrusted: false },
       ...(text.length
-        ? [{ text: text.replace(/\n$/, ""), untrusted: true as const, label: "diff" as const }]
+        ? [{
+          text: text.replace(/\n$/, ""),
+          untrusted: true as const,
+          label: "diff" as const,
+          escaped: names.list,
+        }]
         : []),
     ],
     structured: {
@@ -498,9 +506,9 @@ function growthByLine(lines: readonly string[], withheld: readonly WithheldSecre
   return growth;
 }
 
-function renderStat(file: FileStatRecord): string {
+function renderStat(file: FileStatRecord, names: EscapedNames): string {
   const counts = file.binary ? "binary" : `+${file.added} -${file.removed}`;
-  return `${escapeControlCharacters(file.path)} | ${counts}`;
+  return `${names.escape(file.path)} | ${counts}`;
 }
 
 /** The `git_diff` tool. */

@@ -25,7 +25,7 @@ import { PATH_LIMITS, PATH_REFUSALS } from "../access/resolve.ts";
 import { rawResultChars, toolBudget } from "../contract/budget.ts";
 import { CONTENT_ENVELOPE_SHAPE } from "../contract/envelope.ts";
 import type { RawToolResult } from "../contract/result.ts";
-import { escapeControlCharacters } from "../contract/text.ts";
+import { escapeControlCharacters, EscapedNames } from "../contract/text.ts";
 import type { ToolContext, ToolDefinition } from "./types.ts";
 
 /** Most commits one call returns. */
@@ -181,7 +181,8 @@ async function gitLog(args: GitLogArgs, ctx: ToolContext): Promise<RawToolResult
   let spent = base;
   let kept = 0;
   for (const record of records) {
-    const cost = JSON.stringify(record).length + 1 + renderCommit(record).length + 1;
+    const cost = JSON.stringify(record).length + 1 +
+      renderCommit(record, new EscapedNames()).length + 1;
     if (spent + cost > budget) break;
     spent += cost;
     kept++;
@@ -205,15 +206,18 @@ async function gitLog(args: GitLogArgs, ctx: ToolContext): Promise<RawToolResult
   }: ${commits.length} commit${commits.length === 1 ? "" : "s"}${
     notes.length ? `; ${notes.join("; ")}` : ""
   }.`;
+  const names = new EscapedNames();
+  const listed = commits.map((c) => renderCommit(c, names)).join("\n");
   return {
     kind: "ok",
     parts: [
       { text: header, untrusted: false },
       ...(commits.length
         ? [{
-          text: commits.map(renderCommit).join("\n"),
+          text: listed,
           untrusted: true as const,
           label: "commit-messages" as const,
+          escaped: names.list,
         }]
         : []),
     ],
@@ -249,10 +253,8 @@ function emptyHistory(revision: string, pathspec: string | undefined): RawToolRe
   };
 }
 
-function renderCommit(c: CommitRecord): string {
-  return `${c.short} ${c.authored_at} ${escapeControlCharacters(c.author)}: ${
-    escapeControlCharacters(c.subject)
-  }`;
+function renderCommit(c: CommitRecord, names: EscapedNames): string {
+  return `${c.short} ${c.authored_at} ${names.escape(c.author)}: ${names.escape(c.subject)}`;
 }
 
 /** The `git_log` tool. */

@@ -8,11 +8,11 @@
 
 import { z } from "zod";
 import { CONTENT_ENVELOPE_SHAPE } from "../contract/envelope.ts";
-import { escapeControlCharacters } from "../contract/text.ts";
+import { EscapedNames } from "../contract/text.ts";
 import { PATH_LIMITS, PATH_REFUSALS } from "../access/resolve.ts";
 import { toolBudget } from "../contract/budget.ts";
 import type { DirectoryEntry } from "../access/workspace.ts";
-import type { RawToolResult } from "../contract/result.ts";
+import type { RawToolResult, TextPart } from "../contract/result.ts";
 import type { ToolContext, ToolDefinition } from "./types.ts";
 
 /** Arguments of `list_directory`. */
@@ -120,7 +120,7 @@ async function listDirectory(args: ListDirectoryArgs, ctx: ToolContext): Promise
     kind: "ok",
     parts: [
       { text: `list_directory: ${counts}${range}.`, untrusted: false },
-      { text: page.map(renderEntry).join("\n"), untrusted: true, label: "directory-listing" },
+      listingPart(page),
     ],
     structured: {
       path: target.relative,
@@ -143,18 +143,26 @@ function pageWithinBudget(entries: readonly DirectoryEntry[], budget: number): D
   const page: DirectoryEntry[] = [];
   let spent = 0;
   for (const entry of entries) {
-    spent += renderEntry(entry).length + JSON.stringify(toStructured(entry)).length + 2;
+    spent += renderEntry(entry, new EscapedNames()).length +
+      JSON.stringify(toStructured(entry)).length + 2;
     if (spent > budget && page.length > 0) break;
     page.push(entry);
   }
   return page;
 }
 
-function renderEntry(entry: DirectoryEntry): string {
-  const name = escapeControlCharacters(entry.name);
+/** The page's entries, a line each; names that had to be escaped listed raw for the assessment. */
+function listingPart(page: readonly DirectoryEntry[]): TextPart {
+  const names = new EscapedNames();
+  const text = page.map((entry) => renderEntry(entry, names)).join("\n");
+  return { text, untrusted: true, label: "directory-listing", escaped: names.list };
+}
+
+function renderEntry(entry: DirectoryEntry, names: EscapedNames): string {
+  const name = names.escape(entry.name);
   switch (entry.type) {
     case "directory":
-      return `${name}/${entry.walkable ? "" : `  (not searched: ${notWalkedText(entry)})`}`;
+      return `${name}/${entry.walkable ? "" : `  (not searched: ${notWalkedText(entry, names)})`}`;
     case "file":
       return `${name}  ${entry.size} bytes`;
     case "symlink":
@@ -167,11 +175,11 @@ function renderEntry(entry: DirectoryEntry): string {
 }
 
 /** Why a directory is not searched, as the walk policy said (the deciding ignore rule included). */
-function notWalkedText(entry: DirectoryEntry): string {
+function notWalkedText(entry: DirectoryEntry, names: EscapedNames): string {
   const why = entry.notWalked;
   if (why === undefined) return "unknown";
   if (why.rule) {
-    return escapeControlCharacters(`${why.rule.source}:${why.rule.line} ${why.rule.pattern}`);
+    return names.escape(`${why.rule.source}:${why.rule.line} ${why.rule.pattern}`);
   }
   return {
     denied: "denied",

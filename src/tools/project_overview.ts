@@ -12,7 +12,7 @@ import { z } from "zod";
 import { toolBudget } from "../contract/budget.ts";
 import { CONTENT_ENVELOPE_SHAPE } from "../contract/envelope.ts";
 import type { RawToolResult } from "../contract/result.ts";
-import { escapeControlCharacters } from "../contract/text.ts";
+import { escapeControlCharacters, EscapedNames } from "../contract/text.ts";
 import { languageOf } from "../symbols/languages.ts";
 import {
   isManifest,
@@ -252,15 +252,23 @@ function fitted(output: Output, ctx: ToolContext): RawToolResult {
     current.truncated ? "some figures cut (see truncated)" : "",
   ].filter(Boolean).join("; ");
   const { readme, manifests, ...rest } = current;
+  // Every key and string the escape below changes is kept raw for the assessment (ADR-116).
+  const names = new EscapedNames();
+  const json = JSON.stringify({ ...rest, manifests, readme }, (key, value) => {
+    names.escape(key);
+    if (typeof value === "string") names.escape(value);
+    return value;
+  }, 1);
   return {
     kind: "ok",
     parts: [
       { text: `${header}.`, untrusted: false },
       // Everything below came from the workspace: names, manifest text, the README heading.
       {
-        text: escapeControlCharacters(JSON.stringify({ ...rest, manifests, readme }, null, 1)),
+        text: escapeControlCharacters(json),
         untrusted: true,
         label: "project-overview",
+        escaped: names.list,
       },
     ],
     structured: current as unknown as Record<string, unknown>,

@@ -6,7 +6,10 @@
  * handler, result.
  *
  * How a file is searched: its bytes are read into the walker's reused
- * buffer and viewed as a latin1 string (one character per byte, so an
+ * buffer — for a literal, or a regex with a required literal, the memory of
+ * a WebAssembly prefilter that settles from the bytes alone every file that
+ * is binary or cannot match (`./literal_prefilter.ts`, ADR-103, ADR-104) —
+ * and viewed as a latin1 string (one character per byte, so an
  * index is a byte offset); a literal is found with `String.indexOf`, a
  * regular expression with V8's default engine over windows of whole lines
  * (the `--enable-experimental-regexp-engine-on-excessive-backtracks` flag
@@ -20,15 +23,17 @@
  * @module
  */
 
+import { Buffer } from "node:buffer";
 import { z } from "zod";
 import { CONTENT_ENVELOPE_SHAPE } from "../contract/envelope.ts";
 import { toolBudget } from "../contract/budget.ts";
 import { refusal, ToolRefusal } from "../contract/refusal.ts";
 import type { RawToolResult, TextPart, WithheldSecret } from "../contract/result.ts";
-import { escapeControlCharacters } from "../contract/text.ts";
+import { EscapedNames } from "../contract/text.ts";
 import { PATH_LIMITS, PATH_REFUSALS, type ResolvedPath } from "../access/resolve.ts";
 import { GlobError, globToRegExpSource } from "../access/ignore.ts";
 import { latin1Text, Walker, type WalkFile } from "../access/walk.ts";
+import { BINARY, LiteralPrefilter, NONE, prefilterable } from "./literal_prefilter.ts";
 import { secretMarker } from "../secrets/cut.ts";
 import type { ToolContext, ToolDefinition } from "./types.ts";
 import {
@@ -413,9 +418,9 @@ async function searchOneFile(p: Prepared, ctx: ToolContext): Promise<ThreadScan>
   page.consider(
     target.relative,
     name,
-    bytes,
-    new TextDecoder("latin1").decode(bytes),
+    Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
     resume?.m ?? 0,
+    new TextDecoder("latin1").decode(bytes),
   );
   page.commit(true);
   if (page.next) {
@@ -445,6 +450,7 @@ class Page {
     readonly p: Prepared,
     readonly ctx: ToolContext,
     readonly scan: ThreadScan,
+    readonly prefilter?: LiteralPrefilter,
   ) {}
 
   /** The committed results of files before `walkPath` in walk order. */
@@ -465,15 +471,29 @@ class Page {
       : this.scan.files.length + this.pending.length;
   }
 
-  /** Searches one file's bytes; false when the page is full (and `next` says where to go on). */
+  /**
+   * Searches one file's bytes; false when the page is full (and `next` says where to go on).
+   * `latin1` is the bytes as a latin1 string, made here from them when not given. With a
+   * prefilter, a file the prefilter finds binary or without the literal is settled from its
+   * bytes alone, without the string (ADR-103): what follows would have found the same.
+   */
   consider(
     path: string,
     walkPath: string,
-    bytes: Uint8Array,
-    latin1: string,
+    bytes: Buffer,
     skip: number,
+    latin1?: string,
   ): boolean {
     const { mode, maxResults, budget } = this.p;
+    if (latin1 === undefined && this.prefilter !== undefined) {
+      const answer = this.prefilter.scan(bytes);
+      if (answer === BINARY) {
+        this.here.binary++;
+        return true;
+      }
+      if (answer === NONE) return true;
+    }
+    latin1 ??= latin1Text(bytes);
     if (latin1.indexOf("\0") >= 0) {
       this.here.binary++;
       return true;
@@ -568,8 +588,14 @@ function scanTree(
 ): ThreadScan {
   const scan = emptyScan();
   const { resume, target } = p;
-  const page = new Page(p, ctx, scan);
+  const literal = p.matcher.literal;
+  // This walk's own prefilter: the walker reads into its memory (ADR-103).
+  const prefilter = literal !== undefined && prefilterable(literal.text)
+    ? new LiteralPrefilter(literal.text, literal.fold, ctx.limits.maxSearchFileBytes)
+    : undefined;
+  const page = new Page(p, ctx, scan, prefilter);
   const walker = new Walker(ctx.workspace.walkPolicy, ctx.workspace.policy.root, target, {
+    ...(prefilter !== undefined ? { buffer: prefilter.buffer } : {}),
     maxFiles: ctx.limits.maxWalkFiles,
     maxBytes: ctx.limits.maxWalkBytes,
     maxFileBytes: ctx.limits.maxSearchFileBytes,
@@ -728,7 +754,7 @@ function scanTree(
     if (askForHelp !== undefined && searched === ASSIST_AFTER_FILES) askForHelp();
     const skip = resume && resume.i && file.walkPath === resume.f ? resume.m : 0;
     lastWalked = file.walkPath;
-    if (!page.consider(file.path, file.walkPath, bytes, latin1Text(bytes), skip)) {
+    if (!page.consider(file.path, file.walkPath, bytes, skip)) {
       scan.truncated = true;
       full = true;
     }
@@ -933,8 +959,9 @@ function render(r: Rendered): RawToolResult {
       }
     }
   };
+  const names = new EscapedNames();
   for (const [fi, file] of files.entries()) {
-    const path = escapeControlCharacters(file.path);
+    const path = names.escape(file.path);
     if (mode === "files_with_matches") {
       push(path);
       continue;
@@ -965,7 +992,12 @@ function render(r: Rendered): RawToolResult {
   }
   const parts: TextPart[] = [{ text: header, untrusted: false }];
   if (lines.length > 0) {
-    parts.push({ text: lines.join("\n"), untrusted: true, label: "search-results" });
+    parts.push({
+      text: lines.join("\n"),
+      untrusted: true,
+      label: "search-results",
+      escaped: names.list,
+    });
   }
   return {
     kind: "ok",

@@ -70,6 +70,11 @@ export interface Matcher {
   find(text: string, from: number, stopped?: () => boolean): number;
   /** The match's offset in `line`, or -1 when the line itself does not match. */
   inLine(line: string): number;
+  /**
+   * A literal pattern of ASCII characters, as `find` looks for it (lower-cased with `fold`):
+   * files can be prefiltered on their bytes for it (`./literal_prefilter.ts`, ADR-103).
+   */
+  readonly literal?: { readonly text: string; readonly fold: boolean };
 }
 
 /** Compiles the pattern; refuses `bad_pattern` one that is invalid or cannot run in linear time. */
@@ -88,6 +93,7 @@ export function compileMatcher(args: MatcherArgs): Matcher {
       lower,
       find: (text, from) => text.indexOf(literal, from),
       inLine: (line) => line.indexOf(literal),
+      ...(!decoded ? { literal: { text: literal, fold } } : {}),
     };
   }
   try {
@@ -109,15 +115,120 @@ export function compileMatcher(args: MatcherArgs): Matcher {
   const whole = new RegExp(source, "gm");
   const line = new RegExp(source, "m");
   const windows = new WindowedFinder(whole);
+  const required = decoded ? undefined : requiredLiteral(args.pattern);
   return {
     decoded,
     lower,
+    ...(required !== undefined && required.length >= MIN_REQUIRED_LITERAL
+      ? { literal: { text: fold ? required.toLowerCase() : required, fold } }
+      : {}),
     find: (text, from, stopped) => windows.find(text, from, stopped),
     inLine(text) {
       const m = line.exec(text);
       return m === null ? -1 : m.index;
     },
   };
+}
+
+/** The shortest literal a regex must contain for its files to be prefiltered on it (ADR-104). */
+export const MIN_REQUIRED_LITERAL = 3;
+
+const QUANTIFIER = /^\{(\d+)(?:,(\d*))?\}/;
+
+/**
+ * The longest run of ASCII characters that every match of the regular
+ * expression (V8 syntax, no `u` flag, as `search_code` compiles it) contains
+ * as written, or undefined when none is found. Conservative by construction
+ * (ADR-104): only the top-level sequence is read, and nothing is inferred
+ * from what it cannot read — an alternation at the top gives undefined;
+ * groups, classes, `.`, assertions, the escapes of one character, a class
+ * or an assertion (`\n`, `\d`, `\b`), and a `{` or `}` that is not a
+ * quantifier end a run, while an escaped ASCII punctuation character (`\(`,
+ * `\.`, `\-`) is that character; any other escape of a letter or digit
+ * (`\x41`, `\101`, `\u0041`, `\cA`, `\p{…}`) gives undefined; an atom under `?`, `*` or a count
+ * from 0 is left out, one under `+` or a count from 1 ends its run after
+ * itself. Any non-ASCII character gives undefined (such patterns search the
+ * decoded text).
+ */
+export function requiredLiteral(pattern: string): string | undefined {
+  const n = pattern.length;
+  for (let i = 0; i < n; i++) if (pattern.charCodeAt(i) > 0x7f) return undefined;
+  let best = "";
+  let run = "";
+  const end = () => {
+    if (run.length > best.length) best = run;
+    run = "";
+  };
+  let i = 0;
+  while (i < n) {
+    const ch = pattern[i];
+    let atom: string | undefined; // a literal character, when the item is one
+    let next: number;
+    if (ch === "|") return undefined;
+    if (ch === "\\") {
+      const c = pattern[i + 1];
+      if (c === undefined) return undefined;
+      if (/^[!-\/:-@[-`{-~]$/.test(c)) atom = c;
+      // One character or a class, or an assertion: `\d`, `\n`, `\b` …. Any other letter or
+      // digit escape (`\x41`, `\u0041`, `\101`, `\cA`, `\k<…>`, `\p{…}`) spells characters
+      // this reading does not decode, so it claims nothing of the pattern.
+      else if (!"dDwWsSbBnrtfv".includes(c)) return undefined;
+      next = i + 2;
+    } else if (ch === "[") {
+      next = i + 1;
+      while (next < n && pattern[next] !== "]") next += pattern[next] === "\\" ? 2 : 1;
+      next++;
+    } else if (ch === "(") {
+      // The whole group, nested groups, classes and escapes included.
+      let depth = 0;
+      next = i;
+      while (next < n) {
+        const c = pattern[next];
+        if (c === "\\") next += 2;
+        else if (c === "[") {
+          next++;
+          while (next < n && pattern[next] !== "]") next += pattern[next] === "\\" ? 2 : 1;
+          next++;
+        } else {
+          if (c === "(") depth++;
+          else if (c === ")" && --depth === 0) {
+            next++;
+            break;
+          }
+          next++;
+        }
+      }
+    } else if ("^$.)*+?{}]".includes(ch)) {
+      next = i + 1;
+    } else {
+      atom = ch;
+      next = i + 1;
+    }
+    // The quantifier on the item, if any.
+    let min = 1, repeats = false;
+    const q = pattern[next];
+    if (q === "*" || q === "?" || q === "+") {
+      min = q === "+" ? 1 : 0;
+      repeats = true;
+      next++;
+    } else if (q === "{") {
+      const m = QUANTIFIER.exec(pattern.slice(next, next + 24));
+      if (m !== null) {
+        min = Number(m[1]);
+        repeats = true;
+        next += m[0].length;
+      }
+    }
+    if (repeats && pattern[next] === "?") next++; // lazy
+    if (atom === undefined || min === 0) end();
+    else {
+      run += atom;
+      if (repeats) end();
+    }
+    i = next;
+  }
+  end();
+  return best === "" ? undefined : best;
 }
 
 /**

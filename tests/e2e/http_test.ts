@@ -264,21 +264,24 @@ Deno.test("http e2e: a client that closes its connection cancels its call throug
   assert.match(child.stderr(), /count stopped \(cancelled\)/, child.stderr());
 });
 
-Deno.test("http e2e: SIGTERM lets a call in flight finish, refuses new work, and exits 0", async () => {
-  await using ws = await makeWorkspace();
-  const child = await startHttpChild(ws.root, withWorker("hang_worker.ts"));
-  const inFlight = fetch(toolCall(child.url, 1, "read_file", { path: "progress" }));
-  await new Promise((resolve) => setTimeout(resolve, 150));
-  child.process.kill("SIGTERM");
-  const response = await inFlight;
-  assert.equal(response.status, 200);
-  const body = await response.json();
-  assert.match(body.result.content[0].text, /iterations/);
-  const status = await child.status;
-  assert.equal(status.code, 0, child.stderr());
-  await assert.rejects(() => fetch(`${child.base}/healthz`));
-  await child[Symbol.asyncDispose]();
-});
+// Both signals the issue names (a terminal's Ctrl-C is SIGINT; systemd and containers send SIGTERM).
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  Deno.test(`http e2e: ${signal} lets a call in flight finish, refuses new work, and exits 0`, async () => {
+    await using ws = await makeWorkspace();
+    const child = await startHttpChild(ws.root, withWorker("hang_worker.ts"));
+    const inFlight = fetch(toolCall(child.url, 1, "read_file", { path: "progress" }));
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    child.process.kill(signal);
+    const response = await inFlight;
+    assert.equal(response.status, 200);
+    const body = await response.json();
+    assert.match(body.result.content[0].text, /iterations/);
+    const status = await child.status;
+    assert.equal(status.code, 0, child.stderr());
+    await assert.rejects(() => fetch(`${child.base}/healthz`));
+    await child[Symbol.asyncDispose]();
+  });
+}
 
 Deno.test("attack: a tool in HTTP mode cannot open an outbound connection, though the process listens", async () => {
   await using ws = await makeWorkspace();

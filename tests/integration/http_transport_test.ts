@@ -629,3 +629,57 @@ Deno.test("http: at shutdown's deadline a queued call is abandoned before it run
   assert.deepEqual(ran, ["progress"], "the queued call ran after the abort");
   assert.ok(r.records.some((x) => x.outcome === "cancelled" && x.errorCode === "client_gone"));
 });
+
+Deno.test("http: Mcp-Method is required on every request of the 2026-07-28 revision, not only tools/call (400, -32020)", async () => {
+  await using r = await rig();
+  const send = (body: string, headers: Record<string, string>) =>
+    r.handler.fetch(
+      new Request(URL_MCP, { method: "POST", headers: { Host: "localhost", ...headers }, body }),
+    );
+  for (const [id, method] of [[5, "tools/list"], [6, "server/discover"]] as const) {
+    const body = modernBody(id, method);
+    const { "Mcp-Method": _m, ...noMethod } = modernHeaders(method);
+    assert.equal((await expectError(await send(body, noMethod), 400, -32020)).id, id, method);
+    const wrong = { ...noMethod, "Mcp-Method": "tools/call" };
+    await expectError(await send(body, wrong), 400, -32020);
+    const right = await send(body, modernHeaders(method));
+    assert.equal(right.status, 200, method);
+    await right.body?.cancel();
+  }
+  // A notification is not a request: the SDK accepts one without the header (202), but one
+  // whose header names another method is refused like a request.
+  const note = JSON.stringify({
+    jsonrpc: "2.0",
+    method: "notifications/cancelled",
+    params: { requestId: 7, _meta: ENVELOPE },
+  });
+  const { "Mcp-Method": _n, ...noMethod } = modernHeaders("notifications/cancelled");
+  const bare = await send(note, noMethod);
+  assert.equal(bare.status, 202);
+  await bare.body?.cancel();
+  await expectError(await send(note, { ...noMethod, "Mcp-Method": "tools/list" }), 400, -32020);
+});
+
+Deno.test("attack: with a bearer token configured, a foreign Host is refused 403 before the token is looked at (the rebinding gate comes first)", async () => {
+  await using r = await rig({ bearerToken: TOKEN });
+  for (const authorization of [undefined, `Bearer ${TOKEN}`, "Bearer wrong"]) {
+    const response = await r.handler.fetch(
+      toolCall(URL_MCP, 1, "read_file", { path: "a.txt" }, {
+        headers: {
+          Host: "attacker.example",
+          ...(authorization === undefined ? {} : { Authorization: authorization }),
+        },
+      }),
+    );
+    assert.equal(response.headers.get("www-authenticate"), null, String(authorization));
+    const body = await expectError(response, 403, -32000, r.ws.root);
+    assert.deepEqual(body.error.data, { refused: "Host", reason: "invalid_host" });
+    assert.equal(r.records.at(-1)?.errorCode, "invalid_host");
+  }
+  // /healthz needs no token, but is behind the same gate.
+  const health = await r.handler.fetch(
+    new Request("http://localhost/healthz", { headers: { Host: "attacker.example" } }),
+  );
+  assert.equal(health.status, 403);
+  await health.body?.cancel();
+});

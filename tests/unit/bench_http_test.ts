@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import {
+  abOrder,
+  abRatio,
   combine,
   compareLine,
   cpuSecondsFromStat,
@@ -142,4 +144,41 @@ console.log(JSON.stringify({ main: mainThreadCpuSecondsOf(Deno.pid), all: cpuSec
   const { main, all } = JSON.parse(new TextDecoder().decode(out.stdout));
   // The child spun 150 ms on its main thread: at least 0.1 s of it is counted there.
   assert.ok(main >= 0.1 && main <= all + 0.01, `main thread ${main} s of ${all} s`);
+});
+
+Deno.test("bench:http's A/B: each side measured first and last equally often, its ratio from the same round", () => {
+  const started = ["a1", "b1", "b2", "a2"];
+  const positions = new Map<string, number[]>();
+  for (let round = 0; round < 4; round++) {
+    abOrder(round, started).forEach((name, at) => {
+      positions.set(name[0], [...positions.get(name[0]) ?? [], at]);
+    });
+  }
+  // Over two rounds, side A stood at 0, 3, 3, 0 and side B at 1, 2, 2, 1: the same mean place.
+  const mean = (xs: number[]) => xs.reduce((a, x) => a + x, 0) / xs.length;
+  assert.equal(mean(positions.get("a")!), mean(positions.get("b")!));
+  assert.deepEqual(abOrder(1, started), ["a2", "b2", "b1", "a1"]);
+  assert.deepEqual(
+    started,
+    ["a1", "b1", "b2", "a2"],
+    "the started order is not reordered in place",
+  );
+  const slice = (cpuSeconds: number, requests: number) =>
+    combine([{
+      name: "x",
+      requests,
+      requestsPerSecond: requests / 5,
+      okPerSecond: requests / 5,
+      p50Ms: 1,
+      p99Ms: 2,
+      non2xx: 0,
+      socketErrors: 0,
+      badBodies: 0,
+      rssMiB: [],
+      cpuSeconds,
+      mainThreadCpuSeconds: cpuSeconds / 2,
+    }]);
+  // This side 0.4 and 0.6 ms per ok answer (mean 0.5), the compared side 0.6 and 0.6: 1.2×.
+  const ratio = abRatio([slice(4, 10_000), slice(6, 10_000)], [slice(6, 10_000), slice(3, 5_000)]);
+  assert.ok(Math.abs(ratio - 1.2) < 1e-9, `ratio ${ratio}`);
 });

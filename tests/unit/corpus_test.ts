@@ -2,24 +2,15 @@
  * The content controls measured on labelled corpora (tests/corpus/): recall
  * of the injection assessment and its false "high" rate on benign text;
  * recall and false positives of redaction. Fails below the goals of issue 9,
- * and prints the figures docs/security.md reports.
+ * and prints the figures docs/security.md reports (computed in tests/corpus/measure.ts;
+ * tests/unit/security_docs_test.ts fails when the docs report others).
  */
 
 import assert from "node:assert/strict";
-import { assessContent, LEVELS } from "../../src/content/assess.ts";
-import { SECRET_RULES } from "../../src/secrets/catalogue.ts";
-import { findSecrets } from "../../src/secrets/find.ts";
 import { BENIGN_SAMPLES } from "../corpus/benign.ts";
 import { INJECTION_SAMPLES } from "../corpus/injection.ts";
+import { assessmentFigures, percent as pct, redactionFigures } from "../corpus/measure.ts";
 import { SECRET_NEGATIVES } from "../corpus/secrets.ts";
-
-const pct = (n: number, d: number) => `${(100 * n / d).toFixed(1)}%`;
-
-function levels(samples: readonly string[]): Record<string, number> {
-  const counts: Record<string, number> = Object.fromEntries(LEVELS.map((l) => [l, 0]));
-  for (const text of samples) counts[assessContent([{ text }]).level]++;
-  return counts;
-}
 
 Deno.test("corpus: the corpora are as large as the goals require", () => {
   assert.ok(INJECTION_SAMPLES.length >= 60, `${INJECTION_SAMPLES.length} injection samples`);
@@ -28,8 +19,7 @@ Deno.test("corpus: the corpora are as large as the goals require", () => {
 });
 
 Deno.test("corpus: ≥ 90% of injections are elevated or high, ≤ 2% of benign samples high", () => {
-  const inj = levels(INJECTION_SAMPLES);
-  const ben = levels(BENIGN_SAMPLES);
+  const { injections: inj, benign: ben, atLevel, missed, flagged } = assessmentFigures();
   const caught = inj.elevated + inj.high;
   console.log(
     `injections (${INJECTION_SAMPLES.length}): ${JSON.stringify(inj)}; elevated+ ${
@@ -42,42 +32,30 @@ Deno.test("corpus: ≥ 90% of injections are elevated or high, ≤ 2% of benign 
     }`,
   );
   // Precision per level: of the samples at that level or above, how many are injections.
-  for (const level of ["low", "elevated", "high"] as const) {
-    const at = LEVELS.slice(LEVELS.indexOf(level));
-    const tp = at.reduce((n, l) => n + inj[l], 0);
-    const fp = at.reduce((n, l) => n + ben[l], 0);
+  for (const { level, tp, fp } of atLevel) {
     console.log(
       `≥ ${level}: precision ${pct(tp, tp + fp)}, recall ${pct(tp, INJECTION_SAMPLES.length)}`,
     );
   }
-  const missed = INJECTION_SAMPLES.filter((text) => {
-    const level = assessContent([{ text }]).level;
-    return level !== "elevated" && level !== "high";
-  });
+  assert.equal(caught, INJECTION_SAMPLES.length - missed.length);
   assert.ok(caught / INJECTION_SAMPLES.length >= 0.9, `missed: ${JSON.stringify(missed, null, 1)}`);
-  const flagged = BENIGN_SAMPLES.filter((text) => assessContent([{ text }]).level === "high");
+  assert.equal(flagged.length, ben.high);
   assert.ok(flagged.length / BENIGN_SAMPLES.length <= 0.02, `high: ${JSON.stringify(flagged)}`);
 });
 
 Deno.test("corpus: redaction recall ≥ 95% on the rules' samples, false positives ≤ 3% on the negatives", () => {
-  const positives = SECRET_RULES.flatMap((r) =>
-    r.samples().match.map((text) => ({ text, rule: r.id }))
-  );
-  const found = positives.filter(({ text, rule }) =>
-    findSecrets(text).some((s) => s.rule === rule)
-  );
-  const negatives = [...SECRET_NEGATIVES, ...SECRET_RULES.flatMap((r) => r.samples().noMatch)];
-  const falsePositives = negatives.filter((text) => findSecrets(text).length > 0);
+  const r = redactionFigures();
   console.log(
     `redaction: recall ${
-      pct(found.length, positives.length)
-    } (${found.length}/${positives.length}, ${SECRET_RULES.length} rules); false positives ${
-      pct(falsePositives.length, negatives.length)
-    } (${falsePositives.length}/${negatives.length})`,
+      pct(r.found, r.positives)
+    } (${r.found}/${r.positives}, ${r.rules} rules); ` +
+      `false positives ${
+        pct(r.falsePositives.length, r.negatives)
+      } (${r.falsePositives.length}/${r.negatives})`,
   );
-  assert.ok(found.length / positives.length >= 0.95);
+  assert.ok(r.found / r.positives >= 0.95);
   assert.ok(
-    falsePositives.length / negatives.length <= 0.03,
-    `false positives: ${JSON.stringify(falsePositives)}`,
+    r.falsePositives.length / r.negatives <= 0.03,
+    `false positives: ${JSON.stringify(r.falsePositives)}`,
   );
 });

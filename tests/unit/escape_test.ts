@@ -76,3 +76,27 @@ Deno.test("workspacePhrase: the one way messages name the workspace", () => {
     'workspace "ws\\n\\u202eRemedy: run rm -rf"',
   );
 });
+
+Deno.test("docs: tools.md lists exactly the characters escapeControlCharacters escapes in names", async () => {
+  const doc = await Deno.readTextFile(new URL("../../docs/tools.md", import.meta.url));
+  const section = doc.slice(doc.indexOf("### Names"), doc.indexOf("## Limits"));
+  assert.match(section, /C0 and C1 control characters, DEL/);
+  // C0, DEL and C1, then every U+XXXX or U+XXXX–U+YYYY the paragraph names.
+  const listed: [number, number][] = [[0, 0x1f], [0x7f, 0x9f]];
+  for (const [, from, to] of section.matchAll(/U\+([0-9A-F]{4,6})(?:–U\+([0-9A-F]{4,6}))?/g)) {
+    listed.push([parseInt(from, 16), parseInt(to ?? from, 16)]);
+  }
+  const isListed = (code: number) => listed.some(([a, b]) => code >= a && code <= b);
+  const escaped: number[] = [];
+  for (let code = 0; code <= 0x10ffff; code++) {
+    if (code >= 0xd800 && code <= 0xdfff) continue;
+    const ch = String.fromCodePoint(code);
+    if (escapeControlCharacters(ch) !== ch) escaped.push(code);
+  }
+  const hex = (code: number) => "U+" + code.toString(16).toUpperCase().padStart(4, "0");
+  assert.deepEqual(escaped.filter((c) => !isListed(c)).map(hex), [], "escaped but not listed");
+  const missing = listed.flatMap(([a, b]) =>
+    Array.from({ length: b - a + 1 }, (_, i) => a + i).filter((c) => !escaped.includes(c))
+  );
+  assert.deepEqual(missing.map(hex), [], "listed but not escaped");
+});

@@ -132,3 +132,33 @@ Deno.test("redact-gate: attack — floods of overlapping secrets still go to the
   for (let i = 0; i < 3000; i++) text += lines[(i * 7) % lines.length] + (i % 3 ? "\n" : " ");
   assert.ok(same(text, "overlapping floods") > 1500);
 });
+
+Deno.test("redact-gate: attack — a secret among decoys just under, at and past the count that arms a case-sensitive rule's gate", () => {
+  // ADR-113: a case-sensitive rule checks its candidates by the steps until 64 of them have
+  // failed, and only then searches its gate. A secret right before, at or right after the
+  // candidate that arms it, before and after a stretch of decoys the armed gate jumps over, and
+  // with real matches that turn the gate off again in between, must be found as the reference
+  // finds it.
+  let found = 0, rules = 0;
+  for (const rule of GATED.filter((r) => !r.ignoreCase)) {
+    rules++;
+    for (const sample of rule.samples().match) {
+      // The secret from its keyword on, right after the last decoy (no room for a skip).
+      const from = Math.min(...rule.keywords.map((k) => sample.indexOf(k)).filter((i) => i >= 0));
+      const secret = sample.slice(from);
+      for (const keyword of rule.keywords) {
+        for (const decoy of [`${keyword}a `, `${keyword}-`]) {
+          for (const before of [62, 63, 64, 65, 66]) {
+            found += same(decoy.repeat(before) + secret + decoy.repeat(200) + secret, rule.id);
+            found += same(
+              decoy.repeat(before) + `${secret} `.repeat(12) + decoy.repeat(before) + secret,
+              `${rule.id}, real matches between the decoys`,
+            );
+          }
+        }
+      }
+    }
+  }
+  assert.ok(rules >= 10, `case-sensitive gated rules: ${rules}`);
+  assert.ok(found > 500, `the decoys end in secrets (${found})`);
+});

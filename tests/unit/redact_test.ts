@@ -118,6 +118,7 @@ Deno.test("redact: placeholders are kept", () => {
       'password = "changeme"',
       "api_key: REPLACE_ME",
       "token = <your-token>",
+      "api_key = <your-key>",
       "secret: xxxxxxxxxxxxxxxx",
       "GITHUB_TOKEN=ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
       "password: ${DB_PASSWORD}",

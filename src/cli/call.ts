@@ -6,7 +6,7 @@
  */
 
 import { ProtocolError } from "@modelcontextprotocol/server";
-import { createDevServer } from "../app.ts";
+import { createDevServer, type DevServer, ONE_CALL_POOL_SIZE } from "../app.ts";
 import { escapeControlCharacters } from "../contract/text.ts";
 import type { Config } from "../config/load.ts";
 import { dropMainThreadPermissions } from "../isolation/permissions.ts";
@@ -25,7 +25,7 @@ export async function runCall(config: Config, args: ParsedArgs): Promise<number>
       throw new UsageError("the arguments are not valid JSON (quote the object for your shell)");
     }
   }
-  const server = createDevServer(config);
+  const server = createCallServer(config);
   await server.sandbox.started; // the workers' and supervisor's modules load under our read grant
   await dropMainThreadPermissions(false);
   try {
@@ -44,6 +44,16 @@ export async function runCall(config: Config, args: ParsedArgs): Promise<number>
   } finally {
     server.close();
   }
+}
+
+/**
+ * The server a `call` runs on: the same sandbox, dispatcher and pipeline as `serve`, with a
+ * pool of one tool worker (ADR-107). The call is one job, and a second worker would come from
+ * the supervisor only after about a second of module loading, long after the call's search
+ * asked for help (within its first files) and was declined: it held memory, never work.
+ */
+export function createCallServer(config: Config): DevServer {
+  return createDevServer(config, { poolSize: ONE_CALL_POOL_SIZE });
 }
 
 /**

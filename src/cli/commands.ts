@@ -11,10 +11,8 @@
 import type { Config } from "../config/load.ts";
 import type { CommandOption, ParsedArgs } from "./args.ts";
 import { runCall } from "./call.ts";
-import { runConform } from "./conform.ts";
 import { runDoctor } from "./doctor.ts";
 import { runServe } from "./serve.ts";
-import { runSetup } from "./setup.ts";
 import { runTools } from "./tools.ts";
 import { runVersion } from "./version.ts";
 
@@ -143,7 +141,8 @@ Exit 0 if conformant, 1 if not, 2 on a usage error or when the target cannot be 
     permissions: "keep",
     // conform loads the configuration only for the in-process target.
     needsConfig: false,
-    run: (args) => runConform(args),
+    // Loaded when run (ADR-108): serve's main thread does not hold the checker or its schemas.
+    run: async (args) => (await import("./conform.ts")).runConform(args),
   },
   {
     name: "setup",
@@ -171,7 +170,7 @@ Options:
     // It reads and writes one configuration file; it drops net, run, ffi and sys itself.
     permissions: "keep",
     needsConfig: false,
-    run: (args) => runSetup(args),
+    run: async (args) => (await import("./setup.ts")).runSetup(args),
   },
   {
     name: "version",

@@ -3,15 +3,47 @@
  * `jsonc-parser`, TOML via `smol-toml`, XML via `fast-xml-parser`; ADR-034)
  * and summarised: what a project declares — name, version, description,
  * dependencies, scripts, workspace members, entry points. Pure over
- * `(path, text)`. Every string in a summary is file-derived and untrusted;
+ * `(path, text)` once {@linkcode loadManifestParsers} has loaded the parsers
+ * (on demand since ADR-108). Every string in a summary is file-derived and untrusted;
  * a manifest that does not parse yields `parseError`, never an exception.
  *
  * @module
  */
 
-import { parse as parseJsonc, type ParseError } from "jsonc-parser";
-import { parse as parseToml } from "smol-toml";
-import { XMLParser } from "fast-xml-parser";
+import type * as Jsonc from "jsonc-parser";
+import type * as Toml from "smol-toml";
+import type * as Xml from "fast-xml-parser";
+
+/** The three parsers, once loaded (ADR-108). */
+interface Parsers {
+  readonly parseJsonc: typeof Jsonc.parse;
+  readonly parseToml: typeof Toml.parse;
+  readonly XMLParser: typeof Xml.XMLParser;
+}
+let parsers: Parsers | undefined;
+
+/**
+ * Loads the parsers, once per thread (ADR-108): they are imported on the first call that
+ * reads manifests, not with the module, so the threads that never summarise one (the main
+ * thread, which imports every tool for its schemas, and a tool worker that only searches)
+ * do not hold them: about 3.3 MB of heap each, `jsonc-parser` alone 2.2 MB.
+ */
+export async function loadManifestParsers(): Promise<void> {
+  if (parsers !== undefined) return;
+  const [jsonc, toml, xml] = await Promise.all([
+    import("jsonc-parser"),
+    import("smol-toml"),
+    import("fast-xml-parser"),
+  ]);
+  parsers = { parseJsonc: jsonc.parse, parseToml: toml.parse, XMLParser: xml.XMLParser };
+}
+
+function loaded(): Parsers {
+  if (parsers === undefined) {
+    throw new Error("summariseManifest before loadManifestParsers: await it first");
+  }
+  return parsers;
+}
 
 /** The manifest file names recognised (and `*.csproj`). */
 export const MANIFEST_NAMES = [
@@ -61,8 +93,13 @@ export function isManifest(name: string): boolean {
   return (MANIFEST_NAMES as readonly string[]).includes(name) || name.endsWith(".csproj");
 }
 
-/** The manifest's summary; parse failures become `parseError`. */
+/**
+ * The manifest's summary; parse failures become `parseError`. Throws when
+ * {@linkcode loadManifestParsers} has not been awaited on this thread (a bug, never a
+ * manifest's fault).
+ */
 export function summariseManifest(path: string, text: string): ManifestSummary {
+  loaded();
   const name = path.slice(path.lastIndexOf("/") + 1);
   const type = name.endsWith(".csproj") ? "csproj" : name;
   const empty: ManifestSummary = {
@@ -100,9 +137,9 @@ function summarise(type: string, text: string): Fields {
     case "deno.jsonc":
       return fromDeno(parseJsoncStrict(text));
     case "pyproject.toml":
-      return fromPyproject(parseToml(text));
+      return fromPyproject(loaded().parseToml(text));
     case "Cargo.toml":
-      return fromCargo(parseToml(text));
+      return fromCargo(loaded().parseToml(text));
     case "go.mod":
       return fromGoMod(text);
     case "pom.xml":
@@ -123,14 +160,14 @@ function parseJson(text: string): unknown {
 }
 
 function parseJsoncStrict(text: string): unknown {
-  const errors: ParseError[] = [];
-  const value = parseJsonc(text, errors, { allowTrailingComma: true });
+  const errors: Jsonc.ParseError[] = [];
+  const value = loaded().parseJsonc(text, errors, { allowTrailingComma: true });
   if (errors.length) throw new Error(`JSONC syntax error at offset ${errors[0].offset}`);
   return value;
 }
 
 function parseXml(text: string): Record<string, unknown> {
-  const parser = new XMLParser({
+  const parser = new (loaded().XMLParser)({
     ignoreAttributes: false,
     processEntities: false,
     htmlEntities: false,

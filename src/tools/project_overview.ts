@@ -16,6 +16,7 @@ import { escapeControlCharacters, EscapedNames } from "../contract/text.ts";
 import { languageOf } from "../symbols/languages.ts";
 import {
   isManifest,
+  loadManifestParsers,
   MANIFEST_MAX_BYTES,
   type ManifestSummary,
   summariseManifest,
@@ -166,6 +167,7 @@ async function projectOverview(_args: unknown, ctx: ToolContext): Promise<RawToo
     const base = event.name;
     const depth = path.split("/").length;
     if (depth <= 2 && isManifest(base)) {
+      await loadManifestParsers(); // at the first manifest, once per thread (ADR-108)
       manifests.push(
         event.bytes && event.bytes.length <= MANIFEST_MAX_BYTES
           ? summariseManifest(path, decodeText(event.bytes))

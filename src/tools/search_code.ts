@@ -274,8 +274,13 @@ function depthOf(walkPath: string): number {
   return n;
 }
 
-/** After how many files searched without a full page a walk asks for a second thread (ADR-064, ADR-084). */
-export const ASSIST_AFTER_FILES = 512;
+/**
+ * After how many files searched without a full page a walk asks for a second thread (ADR-064,
+ * ADR-084): 64 since ADR-106, about 2 ms of one thread's work on a quiet machine. The helper
+ * needs a few ms to be lent, prepare and walk to where the primary is, and until it joins the
+ * primary searches alone: at 512 that was the first 13–47 ms of every long search.
+ */
+export const ASSIST_AFTER_FILES = 64;
 
 async function searchCode(args: SearchCodeArgs, ctx: ToolContext): Promise<RawToolResult> {
   const prepared = await prepare(args, ctx);
@@ -637,22 +642,42 @@ function scanTree(
     // Everything this side owns before here is committed: say so, and see whether the two
     // sides' results before the other's front already fill the page (ADR-084).
     share!.publishFront(side, first, page.total);
-    const front = page.total + share!.frontCount(other) >= p.maxResults
-      ? share!.frontOf(other)
-      : undefined;
-    if (
-      front !== undefined &&
-      compareWalkOrder(front.f, first) <= 0 &&
-      page.committedBefore(front.f) + front.count >= p.maxResults
-    ) {
-      // Every directory before the other's front is searched (each side is past it and has
-      // committed what it owns there), and they hold a full page: the page ends before it.
-      scan.truncated = true;
-      page.next = { f: front.f, i: true, m: 0 };
-      full = true;
-      return false;
-    }
+    if (frontFills(first)) return false;
     return mine;
+  };
+  /** The other side's front as last read, and the sequence word it was read at (ADR-106). */
+  let seenFront: { f: string; count: number } | undefined;
+  let seenSeq = 0;
+  /**
+   * Whether the two sides' results before the other's front fill the page, this side being at
+   * or past that front at `at` (ADR-084); if so the page ends there. Asked at every file, not
+   * only at a directory's first (ADR-106): a thread past the page's end in a long directory
+   * stops as soon as the other publishes the front that decides it. The other's count is
+   * tested first (one shared word); its path is read again only when its sequence moved.
+   */
+  const frontFills = (at: string): boolean => {
+    if (page.total + share!.frontCount(other) < p.maxResults) return false;
+    const seq = share!.frontSeq(other);
+    if (seq !== seenSeq) {
+      const front = share!.frontOf(other);
+      if (front === undefined) return false; // being written: asked again at the next file
+      seenFront = front;
+      seenSeq = seq;
+    }
+    const front = seenFront;
+    if (
+      front === undefined ||
+      compareWalkOrder(front.f, at) > 0 ||
+      page.committedBefore(front.f) + front.count < p.maxResults
+    ) return false;
+    // Every directory before the other's front is searched (each side is past it and has
+    // committed what it owns there), and they hold a full page: the page ends before it.
+    // Results of this side's directory in progress are not counted (not yet committed), so
+    // the count is a lower bound, and the page's end is exact all the same.
+    scan.truncated = true;
+    page.next = { f: front.f, i: true, m: 0 };
+    full = true;
+    return true;
   };
   const other: Side = side === PRIMARY ? HELPER : PRIMARY;
   let full = false;
@@ -681,6 +706,7 @@ function scanTree(
         full = true;
         continue;
       }
+      if (frontFills(file.walkPath)) continue;
     }
     if (share !== undefined && share.countWalked() > ctx.limits.maxWalkFiles) {
       // The file cap counts both threads' files: this one was not searched; the next page

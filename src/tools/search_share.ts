@@ -170,6 +170,15 @@ export class SearchShare {
     return Atomics.load(this.#words, FRONT_COUNT + side - 1);
   }
 
+  /**
+   * The sequence word of `side`'s front (even when whole, odd while being written; 0 before
+   * any): unchanged since a read, the front is the one read then, so a thread that tests the
+   * other's front at every file reads its path only when it moved (ADR-106).
+   */
+  frontSeq(side: Side): number {
+    return Atomics.load(this.#words, FRONT_SEQ + side - 1);
+  }
+
   /** `side`'s latest front, or undefined when none is published or it is being written. */
   frontOf(side: Side): { f: string; count: number } | undefined {
     const i = side - 1;

@@ -141,7 +141,7 @@ Deno.test("search_code on two threads: a page that the two halves fill together 
   await ready(server);
   const ctx = directContext(ws.root, ENV);
   // About 2.4 matches a file: one thread reaches 5,000 after some 2,000 files, past the point
-  // (512 files) where it asks for help. Each half holds about half of the page's matches, so
+  // (ASSIST_AFTER_FILES) where it asks for help. Each half holds about half of the page's matches, so
   // a half that waited for a page of its own would search about twice as far, and the two
   // together about twice the files one thread needs (measured before ADR-084: 1.27–1.93×;
   // after: at most 1.02×, a directory or two that were in flight).

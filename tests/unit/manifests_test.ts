@@ -7,7 +7,15 @@
  */
 
 import assert from "node:assert/strict";
-import { summariseManifest, testFrameworks } from "../../src/symbols/manifests.ts";
+import {
+  loadManifestParsers,
+  summariseManifest,
+  testFrameworks,
+} from "../../src/symbols/manifests.ts";
+
+// The parsers are imported on demand (ADR-108); project_overview awaits this at its first
+// manifest, as every caller must.
+await loadManifestParsers();
 
 Deno.test("manifests: package.json declares name, deps, scripts, workspaces, entry points", () => {
   const m = summariseManifest(

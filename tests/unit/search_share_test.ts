@@ -13,6 +13,7 @@ import {
   PRIMARY,
   SearchShare,
 } from "../../src/tools/search_share.ts";
+import { searchCodeTool } from "../../src/tools/search_code.ts";
 import { directContext, makeWorkspace } from "../helpers/fixtures.ts";
 
 Deno.test("compareWalkOrder sorts paths exactly as the walker walks them (files before subdirectories, code-unit names)", async () => {
@@ -190,4 +191,53 @@ Deno.test("SearchShare: a front reads back exactly as the other side published i
   await stopped;
   worker.terminate();
   assert.ok(seen > 0, "no front was read whole while the worker wrote");
+});
+
+Deno.test("a thread past the other's front stops at the next file once the two fill the page there, not at the end of its directory (ADR-106)", async () => {
+  // One long directory: the first five files match, the rest do not. The other side (the
+  // primary, simulated here) has published a front at big/f100.c with a whole page before it,
+  // so the page ends there. The helper owns big/ (nobody else claimed it), commits nothing
+  // until the directory ends, and never fills a page of its own: before ADR-106 it tested the
+  // front only at a directory's first file, and searched all 400 files.
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 400; i++) {
+    files[`big/f${String(i).padStart(3, "0")}.c`] = i < 5 ? "a needle here\n" : "nothing\n";
+  }
+  await using ws = await makeWorkspace(files);
+  const ctx = directContext(ws.root);
+  const share = new SearchShare();
+  share.publishFront(PRIMARY, "big/f100.c", 10);
+  const assist = searchCodeTool.assist!;
+  const answer = await assist(
+    { pattern: "needle", max_results: 10 } as never,
+    ctx,
+    share.buffer,
+  ) as {
+    scan: { scanned: number; truncated: boolean; end?: { f: string; i: boolean; m: number } };
+  };
+  assert.ok(answer, "the helper did not join");
+  const { scan } = answer;
+  assert.equal(scan.truncated, true);
+  assert.deepEqual(scan.end, { f: "big/f100.c", i: true, m: 0 });
+  // It searched up to the first file past the front, not the directory's 400.
+  assert.ok(scan.scanned <= 102, `the helper searched ${scan.scanned} files past the page's end`);
+  assert.deepEqual(share.endOf(HELPER), { f: "big/f100.c", i: true, m: 0 });
+});
+
+Deno.test("a thread behind the other's front does not stop on it: the front only ends the page for one at or past it (ADR-084, ADR-106)", async () => {
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 50; i++) files[`a/f${String(i).padStart(2, "0")}.c`] = "needle\n";
+  await using ws = await makeWorkspace(files);
+  const ctx = directContext(ws.root);
+  const share = new SearchShare();
+  // A front far ahead with a count that, with the helper's, fills the page: the helper is
+  // behind it and must search until its own page is full.
+  share.publishFront(PRIMARY, "z/later.c", 90);
+  const answer = await searchCodeTool.assist!(
+    { pattern: "needle", max_results: 100 } as never,
+    ctx,
+    share.buffer,
+  ) as { scan: { scanned: number; truncated: boolean } };
+  assert.equal(answer.scan.scanned, 50);
+  assert.equal(answer.scan.truncated, false);
 });

@@ -78,6 +78,46 @@ export interface SignalClass {
 
 const W = "[^.\\n]";
 
+/*
+ * Command-line uploads (`command_upload`, ADR-115). The pieces are lowercase ASCII (the class
+ * runs with `i` over the folded copy, the reference over its lowercased fold). Every run is
+ * bounded, and the only run of shell words after a gate word stops at the next gate word, so a
+ * flood of failing `curl …` candidates reads each character of it about once.
+ */
+/** A local source that holds credentials, somewhere in a path (the denylist's names, mostly). */
+const SENSITIVE = String
+  .raw`(?:\.(?:env|envrc|aws|npmrc|netrc|pypirc|git-credentials|gitconfig|git/config|docker/config|kube/config|pgpass|vault-token|pem|key|p12|pfx|tfstate|tfvars|config/gh|gnupg)\b|/(?:etc/(?:passwd|shadow)|proc/self/environ)\b|_history\b|\b(?:id_(?:rsa|dsa|ecdsa|ed25519)\b(?!\.pub)|credentials\b|kubeconfig\b|secrets?\b))`;
+/** A path that names a sensitive source, read from where the path starts. */
+const SENSITIVE_PATH = String.raw`["']?[^\s'"|;@<]{0,100}?${SENSITIVE}`;
+/**
+ * A variable named for a secret: `$GITHUB_TOKEN`, `${AWS_SECRET_ACCESS_KEY}`, PowerShell's
+ * `$env:NPM_TOKEN`, a GitHub Actions `${{ secrets.X }}`.
+ */
+const SECRET_VARIABLE = String
+  .raw`(?:\$\{?(?:env:)?[a-z0-9_]{0,40}?(?:token|secret|passwd|password|api_?key|access_key|private_key|credentials?)\b|\$\{\{[ \t]{0,3}secrets\.)`;
+/** A command substitution that reads a sensitive source, the environment, or a secret. */
+const SECRET_SUBSTITUTION = String
+  .raw`(?:\$\(|\x60)[^()\x60\n]{0,100}?(?:${SENSITIVE}|\b(?:env|printenv|whoami|hostname|history)\b|\bauth\s{1,3}token\b|\bget-secret-value\b|${SECRET_VARIABLE})`;
+/** A shell-word separator on one line, or across a `\` line continuation. */
+const SEP = String.raw`(?:[ \t]{1,16}(?:\\\r?\n[ \t]{0,16})?|\\\r?\n[ \t]{0,16})`;
+/** Flags whose value is the request's body or a form field (curl, wget, PowerShell). */
+const DATA_FLAG = String
+  .raw`(?:-[a-z]{0,3}[df]|--(?:data(?:-binary|-raw|-ascii|-urlencode)?|json|form(?:-string)?|post-data|body-data)|-body)`;
+/** Flags whose value is a file to upload (curl `-T`, wget, PowerShell `-InFile`). */
+const FILE_FLAG = String.raw`(?:-[a-z]{0,3}t|--(?:upload-file|post-file|body-file)|-infile)`;
+/** A value (quoted or one word) that holds `@file`/`<file` of a sensitive source, a substitution or a secret variable. */
+const SECRET_VALUE = String
+  .raw`(?:"(?:[^"\\\n]|\\.){0,200}?|'[^'\n]{0,200}?|[^\s'"]{0,100}?)(?:[@<]${SENSITIVE_PATH}|${SECRET_SUBSTITUTION}|${SECRET_VARIABLE})`;
+/** What the request sends, at the start of a shell word. */
+const UPLOAD_PAYLOAD = String
+  .raw`(?:${DATA_FLAG}(?:${SEP}|=)?${SECRET_VALUE}|${FILE_FLAG}(?:${SEP}|=)?${SENSITIVE_PATH}|["']?(?:https?|ftps?)://[^\s'"]{0,300}?(?:${SECRET_SUBSTITUTION}|${SECRET_VARIABLE})|<[ \t]{0,3}${SENSITIVE_PATH})`;
+/** The commands that send a request; a shell word that is one ends the words a candidate reads. */
+const UPLOAD_TOOLS = String
+  .raw`(?:curl|wget|invoke-webrequest|invoke-restmethod|iwr|irm|nc|ncat|netcat)`;
+/** httpie's request items: `field@file`, `field=$SECRET`, `field:=$(…)`, or a body redirected in. */
+const HTTPIE_PAYLOAD = String
+  .raw`(?:[a-z0-9_-]{1,40}@${SENSITIVE_PATH}|[a-z0-9_-]{1,40}:?=${SECRET_VALUE}|<[ \t]{0,3}${SENSITIVE_PATH})`;
+
 /** The signal classes, with their weights. */
 export const SIGNAL_CLASSES: readonly SignalClass[] = [
   {
@@ -333,13 +373,30 @@ export const SIGNAL_CLASSES: readonly SignalClass[] = [
     ),
   },
   {
+    id: "command_upload",
+    words: ["curl", "wget", "invoke", "iwr", "irm", "nc", "ncat", "netcat"],
+    lineWords: ["http", "https"],
+    description:
+      "A curl/wget/httpie/Invoke-WebRequest/nc command that uploads a local secret (a key or .env file, the environment, a secret variable).",
+    weight: 0.6,
+    folded: new RegExp(
+      [
+        String
+          .raw`\b${UPLOAD_TOOLS}(?:${SEP}(?!${UPLOAD_TOOLS}\b)[^\s|]{1,200}){0,16}?${SEP}${UPLOAD_PAYLOAD}`,
+        String
+          .raw`^[ \t#*>[<!-]{0,8}https?(?:${SEP}-[a-z-]{1,20}){0,4}${SEP}(?:post|put|patch)\b(?:${SEP}(?!${UPLOAD_TOOLS}\b)[^\s|]{1,200}){0,16}?${SEP}${HTTPIE_PAYLOAD}`,
+      ].join("|"),
+      "gm",
+    ),
+  },
+  {
     id: "command_execution",
     confirm: { reach: 240, words: ["sh", "bash", "zsh", "dash", "curl", "wget", "rf"] },
     words: ["curl", "wget", "bash", "rm"],
     description: "Bait to run a downloaded script or a destructive command.",
     weight: 0.4,
     folded:
-      /\b(?:curl|wget)\b[^\n|]{0,200}\|\s{0,3}(?:sudo\s{1,3})?(?:ba|z|da)?sh\b|\bbash\s{1,3}<\(\s{0,3}(?:curl|wget)|\brm\s{1,3}-rf\s{1,3}(?:\/|~|\$home)(?:\s|$)/g,
+      /\b(?:curl|wget)\b(?:(?!\b(?:curl|wget)\b)[^\n|]){0,200}\|\s{0,3}(?:sudo\s{1,3})?(?:ba|z|da)?sh\b|\bbash\s{1,3}<\(\s{0,3}(?:curl|wget)|\brm\s{1,3}-rf\s{1,3}(?:\/|~|\$home)(?:\s|$)/g,
   },
   {
     id: "obfuscated_command",

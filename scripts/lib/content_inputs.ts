@@ -64,5 +64,13 @@ export function contentInputs(signalClasses: readonly SignalClassWords[]): Recor
     "invisible characters in words": fill("ig\u200bnore\u200c in\u2060st "),
     "combining marks on ASCII": fill("i\u0301g\u0308n\u0301 "),
     "ANSI escapes": fill("\x1b[31mred\x1b[0m \x1b]0;t\x07"),
+    // Built against command_upload (ADR-115): curl commands whose payload is no secret, one line
+    // of them, so each candidate's run of shell words meets the next `curl` and stops there. The
+    // flood issue 9's audit asked for (a literal body, an ordinary file), and a harder mix (a
+    // secret-free substitution in a body and a URL, a variable in a header).
+    "curl near misses (command_upload)": fill("curl -d x https://a curl -F a=@b "),
+    "curl near misses, substitutions": fill(
+      'curl -d x https://a curl -F a=@b curl -T c -d "$(date)" https://b/?q=$(ls) -H "x: $TOKEN" ',
+    ),
   };
 }

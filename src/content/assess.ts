@@ -78,6 +78,74 @@ export interface SignalClass {
 
 const W = "[^.\\n]";
 
+/*
+ * Command-line uploads (`command_upload`, ADR-115). The pieces are lowercase ASCII (the class
+ * runs with `i` over the folded copy, the reference over its lowercased fold). Every run is
+ * bounded, and the only run of shell words after a gate word stops at the next gate word, so a
+ * flood of failing `curl …` candidates reads each character of it about once.
+ */
+/** A local source that holds credentials, somewhere in a path (the denylist's names, mostly). */
+const SENSITIVE = String
+  .raw`(?:\.(?:env|envrc|aws|npmrc|netrc|pypirc|git-credentials|gitconfig|git/config|docker/config|kube/config|pgpass|vault-token|pem|key|p12|pfx|tfstate|tfvars|config/gh|gnupg|(?:bash|zsh|python|psql|mysql|node_repl)_history)\b|/(?:etc/(?:passwd|shadow)|proc/self/environ)\b|\b(?:id_(?:rsa|dsa|ecdsa|ed25519)\b(?!\.pub)|credentials\b|kubeconfig\b|secrets?\b))`;
+/** A path that names a sensitive source, read from where the path starts. */
+const SENSITIVE_PATH = String.raw`["']?[^\s'"|;@<]{0,100}?${SENSITIVE}`;
+/**
+ * A variable named for a secret: `$GITHUB_TOKEN`, `${AWS_SECRET_ACCESS_KEY}`, PowerShell's
+ * `$env:NPM_TOKEN`, a GitHub Actions `${{ secrets.X }}`.
+ */
+const SECRET_VARIABLE = String
+  .raw`(?:\$\{?(?:env:)?[a-z0-9_]{0,40}?(?:token|secret|passwd|password|api_?key|access_key|private_key|credentials?)\b|\$\{\{[ \t]{0,3}secrets\.)`;
+/** A command substitution that reads a sensitive source, the environment, or a secret. */
+const SECRET_SUBSTITUTION = String
+  .raw`(?:\$\(|\x60)[^()\x60\n]{0,100}?(?:${SENSITIVE}|\b(?:env|printenv|whoami|hostname|history)\b|\bauth\s{1,3}token\b|\bget-secret-value\b|${SECRET_VARIABLE})`;
+/** A shell-word separator on one line, or across `\` line continuations (one loop: ADR-115). */
+const SEP = String.raw`(?:[ \t]|\\\r?\n){1,24}`;
+/** Flags whose value is the request's body or a form field (curl, wget, PowerShell). */
+const DATA_FLAG = String
+  .raw`(?:-[a-z]{0,3}[df]|--(?:data(?:-binary|-raw|-ascii|-urlencode)?|json|form(?:-string)?|post-data|body-data)|-body)`;
+/** Flags whose value is a file to upload (curl `-T`, wget, PowerShell `-InFile`). */
+const FILE_FLAG = String.raw`(?:-[a-z]{0,3}t|--(?:upload-file|post-file|body-file)|-infile)`;
+/** A value (quoted or one word) that holds `@file`/`<file` of a sensitive source, a substitution or a secret variable. */
+const SECRET_VALUE = String
+  .raw`(?:"(?:[^"\\\n]|\\.){0,200}?|'[^'\n]{0,200}?|[^\s'"]{0,100}?)(?:[@<]${SENSITIVE_PATH}|${SECRET_SUBSTITUTION}|${SECRET_VARIABLE})`;
+/** A URL that embeds a secret substitution or variable. */
+const SECRET_URL = String
+  .raw`["']?(?:https?|ftps?)://[^\s'"]{0,300}?(?:${SECRET_SUBSTITUTION}|${SECRET_VARIABLE})`;
+/** What curl or wget sends, at the start of a shell word. */
+const UPLOAD_PAYLOAD = String
+  .raw`(?:${DATA_FLAG}(?:${SEP}|=)?${SECRET_VALUE}|${FILE_FLAG}(?:${SEP}|=)?${SENSITIVE_PATH}|${SECRET_URL}|<[ \t]{0,3}${SENSITIVE_PATH})`;
+/** What PowerShell's web cmdlets send: `-Body`, `-InFile`, or the URL. */
+const POWERSHELL_PAYLOAD = String
+  .raw`(?:-body${SEP}${SECRET_VALUE}|-infile${SEP}${SENSITIVE_PATH}|${SECRET_URL})`;
+/** The commands that send a request; a shell word that is one ends the words a candidate reads. */
+const UPLOAD_TOOLS = String
+  .raw`(?:curl|wget|invoke-webrequest|invoke-restmethod|iwr|irm|nc|ncat|netcat)`;
+/** Up to 16 shell words after a command, none of them another command. */
+const UPLOAD_WORDS = String.raw`(?:${SEP}(?!${UPLOAD_TOOLS}\b)[^\s|]{1,200}){0,16}?${SEP}`;
+/**
+ * Words every match of `command_upload` holds (its confirming words): the command itself for
+ * curl and wget, a payload flag or the URL's scheme for PowerShell, the source's name for nc.
+ */
+const UPLOAD_CONFIRM = [
+  "curl",
+  "wget",
+  "body",
+  "infile",
+  "http",
+  "https",
+  "ftp",
+  "ftps",
+  // The words of SENSITIVE, one per alternative (the redirect nc reads from).
+  ...["env", "envrc", "aws", "npmrc", "netrc", "pypirc", "git", "gitconfig", "docker", "kube"],
+  ...["pgpass", "vault", "pem", "key", "p12", "pfx", "tfstate", "tfvars", "config", "gnupg"],
+  ...["bash", "zsh", "python", "psql", "mysql", "node_repl"].map((s) => `${s}_history`),
+  ...["etc", "proc", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "credentials", "kubeconfig"],
+  ...["secret", "secrets"],
+];
+/** httpie's request items: `field@file`, `field=$SECRET`, `field:=$(…)`, or a body redirected in. */
+const HTTPIE_PAYLOAD = String
+  .raw`(?:[a-z0-9_-]{1,40}(?:@${SENSITIVE_PATH}|:?=${SECRET_VALUE})|<[ \t]{0,3}${SENSITIVE_PATH})`;
+
 /** The signal classes, with their weights. */
 export const SIGNAL_CLASSES: readonly SignalClass[] = [
   {
@@ -333,13 +401,36 @@ export const SIGNAL_CLASSES: readonly SignalClass[] = [
     ),
   },
   {
+    id: "command_upload",
+    // The longest match: 16 words of 200 characters and their separators, then the payload.
+    confirm: { reach: 4_000, words: UPLOAD_CONFIRM },
+    words: ["curl", "wget", "invoke", "iwr", "irm", "nc", "ncat", "netcat"],
+    lineWords: ["http", "https"],
+    description:
+      "A curl/wget/httpie/Invoke-WebRequest/nc command that uploads a local secret (a key or .env file, the environment, a secret variable).",
+    weight: 0.6,
+    folded: new RegExp(
+      [
+        String.raw`\b(?:curl|wget)${UPLOAD_WORDS}${UPLOAD_PAYLOAD}`,
+        String
+          .raw`\b(?:invoke-webrequest|invoke-restmethod|iwr|irm)${UPLOAD_WORDS}${POWERSHELL_PAYLOAD}`,
+        String.raw`\b(?:nc|ncat|netcat)${UPLOAD_WORDS}<[ \t]{0,3}${SENSITIVE_PATH}`,
+        String
+          .raw`^[ \t#*>[<!-]{0,8}https?(?:${SEP}-[a-z-]{1,20}){0,4}${SEP}(?:post|put|patch)\b${UPLOAD_WORDS}${HTTPIE_PAYLOAD}`,
+      ].join("|"),
+      "gm",
+    ),
+  },
+  {
     id: "command_execution",
-    confirm: { reach: 240, words: ["sh", "bash", "zsh", "dash", "curl", "wget", "rf"] },
+    // Every match holds a shell's name or `rf` (`bash <(curl` starts with one): a curl or wget
+    // without one, the commonest case, is not tried (ADR-115).
+    confirm: { reach: 240, words: ["sh", "bash", "zsh", "dash", "rf"] },
     words: ["curl", "wget", "bash", "rm"],
     description: "Bait to run a downloaded script or a destructive command.",
     weight: 0.4,
     folded:
-      /\b(?:curl|wget)\b[^\n|]{0,200}\|\s{0,3}(?:sudo\s{1,3})?(?:ba|z|da)?sh\b|\bbash\s{1,3}<\(\s{0,3}(?:curl|wget)|\brm\s{1,3}-rf\s{1,3}(?:\/|~|\$home)(?:\s|$)/g,
+      /\b(?:curl|wget)\b(?:(?!\b(?:curl|wget)\b)[^\n|]){0,200}\|\s{0,3}(?:sudo\s{1,3})?(?:ba|z|da)?sh\b|\bbash\s{1,3}<\(\s{0,3}(?:curl|wget)|\brm\s{1,3}-rf\s{1,3}(?:\/|~|\$home)(?:\s|$)/g,
   },
   {
     id: "obfuscated_command",

@@ -69,4 +69,13 @@ export const BENIGN_SAMPLES: readonly string[] = [
   "This file is generated; do not edit it by hand.",
   "The developer guide explains the plugin API.",
   "We post release notes to https://blog.example.com/releases every month.",
+  // curl and friends as API docs use them (ADR-115): no local secret in a body, form, upload or URL.
+  `curl -X POST https://api.example.com/v1/items \\\n  -H "Content-Type: application/json" \\\n  -d '{"name":"x"}'`,
+  "Upload an avatar:\n\n    curl -F file=@photo.jpg https://upload.example.com",
+  'curl -H "Authorization: Bearer $TOKEN" https://api.github.com/user',
+  'curl -X POST -H "Authorization: Bearer $(gcloud auth print-access-token)" -H "Content-Type: application/json" -d @request.json https://vision.googleapis.com/v1/images:annotate',
+  "curl -T build/app.tar.gz ftp://ftp.example.com/releases/",
+  "wget -qO- https://example.com/releases/latest.json | jq -r .tag_name",
+  'curl -sS -u "$JIRA_USER:$JIRA_API_TOKEN" https://jira.example.com/rest/api/2/myself',
+  "http POST pie.dev/post name=alice age:=29",
 ];

@@ -13,7 +13,7 @@
 import { serveToolJobs } from "./isolation/worker_loop.ts";
 import { cachedConformingResult } from "./protocol/shape.ts";
 import { TOOLS } from "./tools/registry.ts";
-import { compactingAfter } from "./isolation/compact.ts";
+import { compactingAfter } from "./contract/compact.ts";
 import { createToolContext, runAssist, runTool, withHooks } from "./tools/runtime.ts";
 import type { ToolContext } from "./tools/types.ts";
 

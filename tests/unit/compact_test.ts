@@ -6,7 +6,7 @@
  */
 
 import assert from "node:assert/strict";
-import { compactingAfter } from "../../src/isolation/compact.ts";
+import { compactingAfter } from "../../src/contract/compact.ts";
 import { REPO_ROOT } from "../../scripts/lib/program.ts";
 
 async function compactsIn(v8Flags: string[]): Promise<string> {
@@ -15,7 +15,7 @@ async function compactsIn(v8Flags: string[]): Promise<string> {
       "eval",
       "--no-check",
       ...v8Flags,
-      `import { compactHeap } from "file://${REPO_ROOT}/src/isolation/compact.ts";` +
+      `import { compactHeap } from "file://${REPO_ROOT}/src/contract/compact.ts";` +
       "console.log(String(compactHeap()));",
     ],
     stdout: "piped",

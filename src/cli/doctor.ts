@@ -14,7 +14,7 @@ import { SETTINGS } from "../config/schema.ts";
 import { quoteName } from "../contract/text.ts";
 import { Denylist } from "../access/denylist.ts";
 import { dropMainThreadPermissions, reportPermissions } from "../isolation/permissions.ts";
-import { TOOLS } from "../tools/registry.ts";
+import { TOOL_SPECS } from "../tools/specs.ts";
 import { LEGACY_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSION, SERVER_VERSION } from "../version.ts";
 import type { ParsedArgs } from "./args.ts";
 import { configFor } from "./config.ts";
@@ -58,7 +58,7 @@ export async function runDoctor(args: ParsedArgs): Promise<number> {
   info(
     `path rules: ${hostSemantics().flavor} (from the host; names compared folded on every platform)`,
   );
-  info(`tools: ${TOOLS.map((t) => t.name).join(", ")}`);
+  info(`tools: ${TOOL_SPECS.map((t) => t.name).join(", ")}`);
 
   let gitVersion: string | undefined;
   try {

@@ -18,7 +18,7 @@ import { workspacePhrase } from "../contract/text.ts";
 import { log, logEnabled, logRecord } from "../log.ts";
 import { dropMainThreadPermissions, reportPermissions } from "../isolation/permissions.ts";
 import { redactSecrets } from "../secrets/find.ts";
-import { TOOLS } from "../tools/registry.ts";
+import { TOOL_SPECS } from "../tools/specs.ts";
 import { LATE, raceDeadline } from "../transport/deadline.ts";
 import { type HttpServer, type Readiness, serveHttp } from "../transport/http.ts";
 import { recordFields } from "../transport/http_log.ts";
@@ -123,7 +123,7 @@ export async function serveOverHttp(
   const metrics = config.httpMetrics
     ? new HttpMetrics({
       methods: KNOWN_METHODS,
-      tools: TOOLS.map((t) => t.name),
+      tools: TOOL_SPECS.map((t) => t.name),
       refusalCodes: REFUSAL_CODES,
       workerRestarts: () => server.sandbox.replacedWorkers,
     })

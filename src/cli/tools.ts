@@ -4,7 +4,7 @@
  * @module
  */
 
-import { publishedTools } from "../tools/registry.ts";
+import { publishedTools } from "../tools/specs.ts";
 import type { ParsedArgs } from "./args.ts";
 
 /** Prints the tools; resolves with the exit code. */

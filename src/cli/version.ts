@@ -8,7 +8,7 @@
  */
 
 import { dropMainThreadPermissions, PERMISSION_NAMES } from "../isolation/permissions.ts";
-import { linearEngineAvailable } from "../tools/search_code.ts";
+import { linearEngineAvailable } from "../tools/search_code_spec.ts";
 import {
   buildInfo,
   LEGACY_PROTOCOL_VERSIONS,

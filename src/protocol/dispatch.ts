@@ -19,9 +19,9 @@ import { escapeName, quoteName } from "../contract/text.ts";
 import type { RawToolResult } from "../contract/result.ts";
 import { redactSecrets } from "../secrets/find.ts";
 import type { RunOptions, Sandbox } from "../isolation/sandbox.ts";
-import { findTool } from "../tools/registry.ts";
+import { findSpec } from "../tools/specs.ts";
 import { conformingResult } from "./shape.ts";
-import type { ToolDefinition } from "../tools/types.ts";
+import type { ToolSpec } from "../tools/types.ts";
 
 /** Options fixed at start. */
 export interface DispatchOptions {
@@ -45,7 +45,7 @@ export class ToolDispatcher {
    * progress, never after the result.
    */
   async call(name: string, args: unknown, options: RunOptions = {}): Promise<CallToolResult> {
-    const tool = findTool(name);
+    const tool = findSpec(name);
     if (!tool) {
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,
@@ -74,7 +74,7 @@ export class ToolDispatcher {
   }
 
   /** What the main thread shapes itself: a raw result the worker did not shape. */
-  #conforming(tool: ToolDefinition, raw: Exclude<RawToolResult, { kind: "invalid_params" }>) {
+  #conforming(tool: ToolSpec, raw: Exclude<RawToolResult, { kind: "invalid_params" }>) {
     return conformingResult(tool, raw, this.#options);
   }
 }

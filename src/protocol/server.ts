@@ -18,7 +18,7 @@ import {
 import type { ProgressUpdate } from "../isolation/progress.ts";
 import { log } from "../log.ts";
 import { SERVER_NAME, SERVER_VERSION } from "../version.ts";
-import { publishedTools } from "../tools/registry.ts";
+import { publishedTools } from "../tools/specs.ts";
 import type { ToolDispatcher } from "./dispatch.ts";
 
 /** What `server/discover` and `initialize` tell the model about this server. */

@@ -17,7 +17,7 @@ import { refusal } from "../contract/refusal.ts";
 import type { RawToolResult } from "../contract/result.ts";
 import { log } from "../log.ts";
 import type { ReadCache, ShapedTemplate } from "../tools/read_cache.ts";
-import type { ToolDefinition } from "../tools/types.ts";
+import type { ToolSpec } from "../tools/types.ts";
 
 /**
  * The shaped result, checked against the tool's output schema (the schema
@@ -26,7 +26,7 @@ import type { ToolDefinition } from "../tools/types.ts";
  * result its own validation would reject.
  */
 export function conformingResult(
-  tool: ToolDefinition,
+  tool: ToolSpec,
   raw: Exclude<RawToolResult, { kind: "invalid_params" }>,
   options: PipelineOptions,
 ): CallToolResult {
@@ -54,7 +54,7 @@ export function conformingResult(
  * and kept for reuse when the cache holds it.
  */
 export function cachedConformingResult(
-  tool: ToolDefinition,
+  tool: ToolSpec,
   raw: Exclude<RawToolResult, { kind: "invalid_params" }>,
   options: PipelineOptions,
   cache: ReadCache | undefined,

@@ -13,8 +13,8 @@ import { ToolRefusal } from "../contract/refusal.ts";
 import { LineSecrets } from "../secrets/cut.ts";
 import type { ToolContext } from "./types.ts";
 
-/** The longest line returned whole; longer lines are cut around the match and marked. */
-export const MAX_LINE_CHARS = 400;
+import { linearEngineAvailable, MAX_LINE_CHARS } from "./search_code_spec.ts";
+export { linearEngineAvailable, MAX_LINE_CHARS };
 
 /** What decides how a pattern is compiled: the `search_code` arguments that shape matching. */
 export interface MatcherArgs {
@@ -562,21 +562,6 @@ export function assertLinear(source: string, flags: string): void {
       }); backreferences and lookaround are not supported.`,
     );
   }
-}
-
-let linearEngine: boolean | undefined;
-/** Whether V8's linear engine (the `l` flag, `--enable-experimental-regexp-engine`) is on. */
-export function linearEngineAvailable(): boolean {
-  if (linearEngine === undefined) {
-    try {
-      // deno-lint-ignore no-invalid-regexp -- "l" exists under --enable-experimental-regexp-engine
-      new RegExp("a", "l");
-      linearEngine = true;
-    } catch {
-      linearEngine = false;
-    }
-  }
-  return linearEngine;
 }
 
 /** Smart case: whether the pattern has an upper-case letter (outside regex escapes such as `\W`). */

@@ -46,8 +46,11 @@ export interface ToolContext {
   readonly readCache?: ReadCache;
 }
 
-/** One tool: its published description and schemas, and its handler. */
-export interface ToolDefinition {
+/**
+ * What the main thread knows of a tool: its published description, its
+ * schemas and its refusals, never its handler (ADR-117).
+ */
+export interface ToolSpec {
   /** The name clients call it by. */
   readonly name: string;
   /** A short human title. */
@@ -64,6 +67,10 @@ export interface ToolDefinition {
    * docs/tools.md and tested against what the handler really returns.
    */
   readonly refusals: readonly RefusalCode[];
+}
+
+/** One tool: its spec and its handler. */
+export interface ToolDefinition extends ToolSpec {
   /** Runs inside the tool worker; `args` has already passed `input`. */
   readonly run: (args: never, ctx: ToolContext) => Promise<RawToolResult>;
   /**

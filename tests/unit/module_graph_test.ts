@@ -20,6 +20,11 @@ interface InfoModule {
 
 /** The npm packages (names without versions) `root` reaches through static imports alone. */
 async function staticNpmPackages(root: string): Promise<Set<string>> {
+  return (await staticGraph(root)).packages;
+}
+
+/** The npm packages and the local modules (`file:` specifiers) `root` reaches statically. */
+async function staticGraph(root: string): Promise<{ packages: Set<string>; files: Set<string> }> {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["info", "--json", "--config", `${REPO_ROOT}/deno.json`, `${REPO_ROOT}/${root}`],
     cwd: REPO_ROOT,
@@ -52,7 +57,8 @@ async function staticNpmPackages(root: string): Promise<Set<string>> {
     }
   }
   assert.ok(seen.size > 20, `only ${seen.size} modules: the graph was not read`);
-  return packages;
+  const files = new Set([...seen].filter((s) => s.startsWith("file:")));
+  return { packages, files };
 }
 
 const ON_DEMAND = ["jsonc-parser", "smol-toml", "fast-xml-parser", "ajv", "ajv-formats"];
@@ -70,5 +76,30 @@ Deno.test("the main thread loads neither the manifest parsers, nor conform's che
   assert.ok(packages.has("@modelcontextprotocol/server"), [...packages].join(", "));
   for (const name of ON_DEMAND) {
     assert.ok(!packages.has(name), `the main thread imports ${name} statically`);
+  }
+});
+
+/** Handler modules the tool workers run and the main thread never does (ADR-117). */
+const HANDLERS = [
+  "src/tools/search_code.ts",
+  "src/tools/search_matcher.ts",
+  "src/tools/search_share.ts",
+  "src/tools/find_symbol.ts",
+  "src/tools/literal_prefilter.ts",
+  "src/tools/wasm_encoder.ts",
+];
+
+Deno.test("the main thread loads search_code's and find_symbol's specs, not their handlers (ADR-117)", async () => {
+  const main = await staticGraph("src/cli/main.ts");
+  const worker = await staticGraph("src/tool_worker.ts");
+  for (const spec of ["search_code_spec.ts", "find_symbol_spec.ts"]) {
+    assert.ok(main.files.has(`file://${REPO_ROOT}/src/tools/${spec}`), `no ${spec} on main`);
+  }
+  // The worker does load them: the list names real modules, so its absence from main is news.
+  for (const path of HANDLERS.slice(0, 4)) {
+    assert.ok(worker.files.has(`file://${REPO_ROOT}/${path}`), `the tool worker lacks ${path}`);
+  }
+  for (const path of HANDLERS) {
+    assert.ok(!main.files.has(`file://${REPO_ROOT}/${path}`), `the main thread imports ${path}`);
   }
 });

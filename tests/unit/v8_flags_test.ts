@@ -6,9 +6,10 @@ const REGEXP_FLAGS = [
   "--enable-experimental-regexp-engine",
 ];
 /** A 4 MiB young generation for every isolate: a full scan's peak RSS under 200 MB, the HTTP main thread's GC (ADR-076, ADR-089). */
-const MEMORY_FLAGS = ["--max-semi-space-size=4"];
+/** `gc()` for the tool workers' collection after a long call (ADR-118). */
+const MEMORY_FLAGS = ["--max-semi-space-size=4", "--expose-gc"];
 
-Deno.test("V8 flags: the devserver task defines exactly the regexp-engine flags and the young-generation size, once", () => {
+Deno.test("V8 flags: the devserver task defines exactly the regexp-engine flags, the young-generation size and --expose-gc, once", () => {
   const flags = devserverRunFlags().filter((f) => f.startsWith("--v8-flags="));
   assert.equal(flags.length, 1);
   assert.deepEqual(flags[0].slice("--v8-flags=".length).split(","), [

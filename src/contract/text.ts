@@ -47,12 +47,12 @@ export class EscapedNames {
   /** The raw strings escaping changed, in the order they were escaped. */
   readonly raw: string[] = [];
 
-  /** `text` escaped; noted when that changed it. */
-  escape(text: string): string {
+  /** `text` escaped; noted when that changed it. A bound function, to pass where an escape is taken. */
+  readonly escape = (text: string): string => {
     const escaped = escapeControlCharacters(text);
     if (escaped !== text) this.raw.push(text);
     return escaped;
-  }
+  };
 
   /** The part's `escaped` field: the list, or nothing when no string was changed. */
   get list(): readonly string[] | undefined {

@@ -228,7 +228,7 @@ async function findSymbol(args: FindSymbolArgs, ctx: ToolContext): Promise<RawTo
   let spent = 0;
   for (const r of ranked.slice(offset, offset + pageSize)) {
     const lineNames = new EscapedNames();
-    const line = renderResult(r, lineNames);
+    const line = renderResult(r, lineNames.escape);
     spent += line.length + 1 + JSON.stringify(r).length + 1;
     if (spent > budget && page.length > 0) break;
     page.push(r);
@@ -276,10 +276,10 @@ function toEntry(d: Definition, path: string, language: string, method: Method):
   };
 }
 
-function renderResult(r: ResultEntry, names: EscapedNames): string {
-  return `${names.escape(r.path)}:${r.line}:${r.column} ${r.kind} ${
-    names.escape(r.qualified_name)
-  } [${r.language}, ${r.method}]  ${names.escape(r.signature)}`;
+function renderResult(r: ResultEntry, escape: (text: string) => string): string {
+  return `${escape(r.path)}:${r.line}:${r.column} ${r.kind} ${
+    escape(r.qualified_name)
+  } [${r.language}, ${r.method}]  ${escape(r.signature)}`;
 }
 
 /** The `find_symbol` tool: its spec (`find_symbol_spec.ts`, ADR-117) and its handler. */

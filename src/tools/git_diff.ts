@@ -283,7 +283,7 @@ async function gitDiff(args: GitDiffArgs, ctx: ToolContext): Promise<RawToolResu
     let spent = 0;
     for (const file of reader.files) {
       const lineNames = new EscapedNames();
-      const line = renderStat(file, lineNames);
+      const line = renderStat(file, lineNames.escape);
       const cost = line.length + 1 + JSON.stringify(file).length + 1;
       if (spent + cost > budget) break;
       spent += cost;
@@ -506,9 +506,9 @@ function growthByLine(lines: readonly string[], withheld: readonly WithheldSecre
   return growth;
 }
 
-function renderStat(file: FileStatRecord, names: EscapedNames): string {
+function renderStat(file: FileStatRecord, escape: (text: string) => string): string {
   const counts = file.binary ? "binary" : `+${file.added} -${file.removed}`;
-  return `${names.escape(file.path)} | ${counts}`;
+  return `${escape(file.path)} | ${counts}`;
 }
 
 /** The `git_diff` tool. */

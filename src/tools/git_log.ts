@@ -182,7 +182,7 @@ async function gitLog(args: GitLogArgs, ctx: ToolContext): Promise<RawToolResult
   let kept = 0;
   for (const record of records) {
     const cost = JSON.stringify(record).length + 1 +
-      renderCommit(record, new EscapedNames()).length + 1;
+      renderCommit(record, escapeControlCharacters).length + 1;
     if (spent + cost > budget) break;
     spent += cost;
     kept++;
@@ -207,7 +207,7 @@ async function gitLog(args: GitLogArgs, ctx: ToolContext): Promise<RawToolResult
     notes.length ? `; ${notes.join("; ")}` : ""
   }.`;
   const names = new EscapedNames();
-  const listed = commits.map((c) => renderCommit(c, names)).join("\n");
+  const listed = commits.map((c) => renderCommit(c, names.escape)).join("\n");
   return {
     kind: "ok",
     parts: [
@@ -253,8 +253,9 @@ function emptyHistory(revision: string, pathspec: string | undefined): RawToolRe
   };
 }
 
-function renderCommit(c: CommitRecord, names: EscapedNames): string {
-  return `${c.short} ${c.authored_at} ${names.escape(c.author)}: ${names.escape(c.subject)}`;
+/** One commit's line; `escape` is how its author and subject are escaped (and noted). */
+function renderCommit(c: CommitRecord, escape: (text: string) => string): string {
+  return `${c.short} ${c.authored_at} ${escape(c.author)}: ${escape(c.subject)}`;
 }
 
 /** The `git_log` tool. */

@@ -8,7 +8,7 @@
 
 import { z } from "zod";
 import { CONTENT_ENVELOPE_SHAPE } from "../contract/envelope.ts";
-import { EscapedNames } from "../contract/text.ts";
+import { escapeControlCharacters, EscapedNames } from "../contract/text.ts";
 import { PATH_LIMITS, PATH_REFUSALS } from "../access/resolve.ts";
 import { toolBudget } from "../contract/budget.ts";
 import type { DirectoryEntry } from "../access/workspace.ts";
@@ -143,7 +143,7 @@ function pageWithinBudget(entries: readonly DirectoryEntry[], budget: number): D
   const page: DirectoryEntry[] = [];
   let spent = 0;
   for (const entry of entries) {
-    spent += renderEntry(entry, new EscapedNames()).length +
+    spent += renderEntry(entry, escapeControlCharacters).length +
       JSON.stringify(toStructured(entry)).length + 2;
     if (spent > budget && page.length > 0) break;
     page.push(entry);
@@ -154,15 +154,16 @@ function pageWithinBudget(entries: readonly DirectoryEntry[], budget: number): D
 /** The page's entries, a line each; names that had to be escaped listed raw for the assessment. */
 function listingPart(page: readonly DirectoryEntry[]): TextPart {
   const names = new EscapedNames();
-  const text = page.map((entry) => renderEntry(entry, names)).join("\n");
+  const text = page.map((entry) => renderEntry(entry, names.escape)).join("\n");
   return { text, untrusted: true, label: "directory-listing", escaped: names.list };
 }
 
-function renderEntry(entry: DirectoryEntry, names: EscapedNames): string {
-  const name = names.escape(entry.name);
+/** One entry's line; `escape` is how workspace strings are escaped (and noted) in it. */
+function renderEntry(entry: DirectoryEntry, escape: (text: string) => string): string {
+  const name = escape(entry.name);
   switch (entry.type) {
     case "directory":
-      return `${name}/${entry.walkable ? "" : `  (not searched: ${notWalkedText(entry, names)})`}`;
+      return `${name}/${entry.walkable ? "" : `  (not searched: ${notWalkedText(entry, escape)})`}`;
     case "file":
       return `${name}  ${entry.size} bytes`;
     case "symlink":
@@ -175,11 +176,11 @@ function renderEntry(entry: DirectoryEntry, names: EscapedNames): string {
 }
 
 /** Why a directory is not searched, as the walk policy said (the deciding ignore rule included). */
-function notWalkedText(entry: DirectoryEntry, names: EscapedNames): string {
+function notWalkedText(entry: DirectoryEntry, escape: (text: string) => string): string {
   const why = entry.notWalked;
   if (why === undefined) return "unknown";
   if (why.rule) {
-    return names.escape(`${why.rule.source}:${why.rule.line} ${why.rule.pattern}`);
+    return escape(`${why.rule.source}:${why.rule.line} ${why.rule.pattern}`);
   }
   return {
     denied: "denied",

@@ -12,7 +12,7 @@
 
 import { serveToolJobs } from "./isolation/worker_loop.ts";
 import { cachedConformingResult } from "./protocol/shape.ts";
-import { TOOLS } from "./tools/registry.ts";
+import { findTool, TOOLS } from "./tools/registry.ts";
 import { compactingAfter } from "./contract/compact.ts";
 import { createToolContext, runAssist, runTool, withHooks } from "./tools/runtime.ts";
 import type { ToolContext } from "./tools/types.ts";
@@ -25,7 +25,7 @@ serveToolJobs({
   job: (job, hooks) =>
     compactingAfter(async () => {
       const raw = await runTool(TOOLS, job.tool, job.args, context && withHooks(context, hooks));
-      const tool = TOOLS.find((t) => t.name === job.tool);
+      const tool = findTool(job.tool);
       // Shaped here, where the tool ran: the main thread's thread is the one every request
       // shares, the worker's is this call's (ADR-074). A protocol error stays raw: the
       // dispatcher raises it. So does the answer of a call asked to stop: its grace is for the

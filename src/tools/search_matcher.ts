@@ -175,9 +175,7 @@ export function requiredLiteral(pattern: string): string | undefined {
       else if (!"dDwWsSbBnrtfv".includes(c)) return undefined;
       next = i + 2;
     } else if (ch === "[") {
-      next = i + 1;
-      while (next < n && pattern[next] !== "]") next += pattern[next] === "\\" ? 2 : 1;
-      next++;
+      next = afterClass(pattern, i);
     } else if (ch === "(") {
       // The whole group, nested groups, classes and escapes included.
       let depth = 0;
@@ -185,11 +183,8 @@ export function requiredLiteral(pattern: string): string | undefined {
       while (next < n) {
         const c = pattern[next];
         if (c === "\\") next += 2;
-        else if (c === "[") {
-          next++;
-          while (next < n && pattern[next] !== "]") next += pattern[next] === "\\" ? 2 : 1;
-          next++;
-        } else {
+        else if (c === "[") next = afterClass(pattern, next);
+        else {
           if (c === "(") depth++;
           else if (c === ")" && --depth === 0) {
             next++;
@@ -229,6 +224,13 @@ export function requiredLiteral(pattern: string): string | undefined {
   }
   end();
   return best === "" ? undefined : best;
+}
+
+/** The index after the character class that opens at `open` (its `]`; escapes skipped). */
+function afterClass(pattern: string, open: number): number {
+  let i = open + 1;
+  while (i < pattern.length && pattern[i] !== "]") i += pattern[i] === "\\" ? 2 : 1;
+  return i + 1;
 }
 
 /**

@@ -567,7 +567,7 @@ export function latin1Text(bytes: Buffer): string {
 }
 
 /** A `Buffer` over exactly the bytes of `array` (which may be a window of a larger memory). */
-function viewOf(array: Uint8Array): Buffer {
+export function viewOf(array: Uint8Array): Buffer {
   return Buffer.from(array.buffer, array.byteOffset, array.byteLength);
 }
 

@@ -31,7 +31,7 @@ import type { RawToolResult, TextPart, WithheldSecret } from "../contract/result
 import { EscapedNames } from "../contract/text.ts";
 import type { ResolvedPath } from "../access/resolve.ts";
 import { GlobError, globToRegExpSource } from "../access/ignore.ts";
-import { latin1Text, Walker, type WalkFile } from "../access/walk.ts";
+import { latin1Text, viewOf, Walker, type WalkFile } from "../access/walk.ts";
 import { BINARY, LiteralPrefilter, NONE, prefilterable } from "./literal_prefilter.ts";
 import { secretMarker } from "../secrets/cut.ts";
 import type { ToolContext, ToolDefinition } from "./types.ts";
@@ -359,7 +359,7 @@ async function searchOneFile(p: Prepared, ctx: ToolContext): Promise<ThreadScan>
   page.consider(
     target.relative,
     name,
-    Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+    viewOf(bytes),
     resume?.m ?? 0,
     new TextDecoder("latin1").decode(bytes),
   );

@@ -212,6 +212,46 @@ Deno.test("attack: 1,000 concurrent tool calls against a cap of 2 and a queue of
   await after.body?.cancel();
 });
 
+Deno.test("attack: a tool call that busy-loops past its budget over HTTP — timed_out, the worker replaced, and /metrics counts the restart", async () => {
+  await using ws = await makeWorkspace();
+  await using child = await startHttpChild(ws.root, {
+    ...withWorker("hang_worker.ts"),
+    env: { MCP_HTTP__METRICS: "true", MCP_SANDBOX__TOOL_TIMEOUT_MS: "300" },
+  });
+  const metricsText = async () => {
+    const response = await fetch(`${child.base}/metrics`);
+    assert.equal(response.status, 200);
+    return await response.text();
+  };
+  // The hang worker answers `whoami` through read_file's refusal text, with its instance id.
+  const instance = async (id: number) => {
+    const response = await fetch(toolCall(child.url, id, "read_file", { path: "whoami" }));
+    const text = JSON.stringify(await response.json());
+    const found = text.match(/instance\\":\\"([0-9a-f-]{36})/);
+    assert.ok(found, text);
+    return found[1];
+  };
+  const before = await instance(10);
+  assert.match(await metricsText(), /^devserver_worker_restarts_total 0$/m);
+  // `hang` spins without looking at the stop flag: only replacing the worker ends it.
+  const hung = await fetch(toolCall(child.url, 1, "read_file", { path: "hang" }));
+  assert.equal(hung.status, 200);
+  const body = await hung.json();
+  assert.equal(body.result.isError, true, JSON.stringify(body));
+  assert.equal(body.result._meta["dev.devserver/refusal"].error, "timed_out", JSON.stringify(body));
+  // The supervisor reports the replacement after the answer; poll, bounded.
+  let text = await metricsText();
+  const deadline = Date.now() + 10_000;
+  while (!/^devserver_worker_restarts_total 1$/m.test(text) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    text = await metricsText();
+  }
+  assert.match(text, /^devserver_worker_restarts_total 1$/m);
+  assert.match(text, /^devserver_tool_refusals_total\{code="timed_out"\} 1$/m);
+  // A fresh worker answers the next call.
+  assert.notEqual(await instance(11), before, "the hung worker was not replaced");
+});
+
 Deno.test("http e2e: a client that closes its connection cancels its call through the stop flag", async () => {
   await using ws = await makeWorkspace();
   await using child = await startHttpChild(ws.root, {

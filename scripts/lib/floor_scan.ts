@@ -34,6 +34,11 @@ export async function floorScan(
     mode: FloorJob["mode"];
     needle: string;
     threads: number;
+    /**
+     * Files each worker goes over once, untimed, before the clock starts (ADR-122): the
+     * prefilter is built and the loop compiled, as in a tool worker that has searched before.
+     */
+    warm?: string[];
   },
 ): Promise<FloorRun> {
   const counter = new SharedArrayBuffer(4);
@@ -52,6 +57,20 @@ export async function floorScan(
   try {
     // Each worker answers "ready" once its module has loaded, so loading is not timed.
     await Promise.all(workers.map((worker) => nextMessage(worker)));
+    if (options.warm !== undefined) {
+      const warm = options.warm;
+      await Promise.all(workers.map((worker) => {
+        const answer = nextMessage(worker);
+        const job: FloorJob = {
+          files: warm,
+          counter: new SharedArrayBuffer(4),
+          needle: options.needle,
+          mode: options.mode,
+        };
+        worker.postMessage(job);
+        return answer;
+      }));
+    }
     const cpu0 = cpuNow();
     const t0 = performance.now();
     const job: FloorJob = { files, counter, needle: options.needle, mode: options.mode };

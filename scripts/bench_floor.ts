@@ -25,7 +25,7 @@
 import { parseArgs } from "node:util";
 import { CORPUS, prepareCorpus, rg, rgSelection } from "./lib/linux_corpus.ts";
 import { median } from "./lib/stats.ts";
-import { type FloorGrant, floorScan } from "./lib/floor_scan.ts";
+import { firstPage, type FloorGrant, floorScan } from "./lib/floor_scan.ts";
 import type { FloorJob } from "./lib/floor_scan_worker.ts";
 
 const USAGE = `deno task bench:floor [--rounds N] [--threads N] [--needle TEXT] [--rows WHICH]
@@ -219,17 +219,10 @@ async function firstRows(): Promise<string> {
   const matched =
     (await rg(["-n", "-S", "--null", "--sort", "path", ...rgSelection(), "-F", FIRST_NEEDLE]))
       .stdout.split("\n").filter((l) => l !== "").map((l) => l.slice(0, l.indexOf("\0")));
-  if (matched.length < FIRST) {
-    return `first page: ripgrep finds ${matched.length} matching lines, fewer than ${FIRST}`;
-  }
-  const lastFile = matched[FIRST - 1];
-  const upTo = sorted.indexOf(lastFile);
-  if (upTo === -1) return `first page: ${lastFile} is not in ripgrep's file list`;
-  const relative = sorted.slice(0, upTo + 1);
+  const page = firstPage(sorted, matched, FIRST);
+  if (typeof page === "string") return `first page: ${page}`;
+  const { relative, lastFile, expected } = page;
   const files = relative.map((p) => `${CORPUS}/${p}`);
-  // Every matching line of the page's files: those before the last one's and all of its own.
-  const page = new Set(relative);
-  const expected = matched.filter((p) => page.has(p)).length;
   // Each worker goes over the first files once before the clock: the page is short (a tenth of
   // the tree), so a cold worker's compile and prefilter build would be a visible part of it,
   // and the tool workers it is compared with have searched before.

@@ -92,6 +92,39 @@ export async function floorScan(
   }
 }
 
+/** The files of a first page and the matching lines ripgrep finds in them. */
+export interface FirstPage {
+  /** The files in path order up to and including the one holding the `first`th match. */
+  relative: string[];
+  /** That file. */
+  lastFile: string;
+  /** Every matching line of those files: those before the last one's, and all of its own. */
+  expected: number;
+}
+
+/**
+ * The files a first page of `first` matches must read (ADR-122): `sorted` is
+ * `rg --files --sort path`, `matched` the path of each line of
+ * `rg --sort path` (in that order); every file before the one holding the
+ * `first`th match may hold one, so every one is read. A string says why
+ * there is no such page.
+ */
+export function firstPage(
+  sorted: readonly string[],
+  matched: readonly string[],
+  first: number,
+): FirstPage | string {
+  if (matched.length < first) {
+    return `ripgrep finds ${matched.length} matching lines, fewer than ${first}`;
+  }
+  const lastFile = matched[first - 1];
+  const upTo = sorted.indexOf(lastFile);
+  if (upTo === -1) return `${lastFile} is not in ripgrep's file list`;
+  const relative = sorted.slice(0, upTo + 1);
+  const page = new Set(relative);
+  return { relative, lastFile, expected: matched.filter((p) => page.has(p)).length };
+}
+
 function nextMessage(worker: Worker): Promise<unknown> {
   return new Promise((resolve, reject) => {
     worker.onmessage = (event: MessageEvent) => resolve(event.data);

@@ -19,6 +19,11 @@
  * against ripgrep's count. CPU is this process's user + system time (both
  * threads), ripgrep's GNU `time`'s.
  *
+ * Since ADR-122 it also measures the floor under issue 6's first page (the
+ * first 100 matches of `EXPORT_SYMBOL_GPL`, in path order): the prefilter
+ * path over the files of `rg --files --sort path` up to the one holding the
+ * 100th match, by two threads and one, under both grants (`--rows first`).
+ *
  * @module
  */
 

@@ -58,6 +58,36 @@ export function nonceAbsentFrom(
 }
 
 /**
+ * A nonce that occurs in none of `made` (case-insensitively), each text of which is made of
+ * pieces of `sources` (substrings, in any order) with a marker of `markers` between each two,
+ * as redaction makes a part's text (ADR-127). For a nonce of lowercase hex digits (every nonce
+ * {@linkcode newNonce} draws) the check reads `sources` and `markers`, not `made`: an
+ * occurrence in `made` is 32 hex digits in a row, from ASCII characters only (see
+ * {@linkcode containsFolded}); a marker starts with `[` and ends with `]`, neither a hex digit,
+ * so the occurrence lies inside one piece, which is a substring of a source, or inside one
+ * marker. Redaction's text is a rope of one piece and one marker per secret (70,000 nodes on a
+ * flood of `Authorization:` headers), which the search of `made` had to flatten first. A
+ * marker of another shape, or a nonce of another shape (a replaced `draw`), is checked against
+ * `made` itself.
+ */
+export function nonceAbsentFromPieces(
+  sources: readonly string[],
+  markers: readonly string[],
+  made: readonly string[],
+  draw: () => string = newNonce,
+): string {
+  const bracketed = markers.every((m) => m.startsWith("[") && m.endsWith("]") && m.length >= 2);
+  return drawNonce(
+    (nonce) =>
+      bracketed && HEX_NONCE.test(nonce)
+        ? !sources.some((t) => containsFolded(t, nonce)) &&
+          !markers.some((t) => containsFolded(t, nonce))
+        : !made.some((t) => containsFolded(t, nonce)),
+    draw,
+  );
+}
+
+/**
  * The first nonce `draw` gives that `absent` accepts: the one redraw loop behind
  * {@linkcode nonceAbsentFrom} and a cached shaping's fresh fence (ADR-081), which
  * checks absence its own, cheaper way.

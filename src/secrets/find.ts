@@ -1013,6 +1013,52 @@ export function verdictSlot(secret: string): number {
     Math.imul(secret.charCodeAt(n - 1), 0x27d4eb2f)) >>> 24;
 }
 
+/**
+ * One rule's verdicts on the values its scan found (entropy, placeholder, the rule's own check),
+ * remembered in {@linkcode VERDICT_SLOTS} slots made at the second value judged (most scans
+ * judge one or none). A Map of 256 values, cleared when full, cost about 450 ns per distinct
+ * value on a flood of them (ADR-126); apart from the scan, whose loop stays as small as before.
+ */
+class Verdicts {
+  readonly #rule: PatternRule;
+  #first: string | undefined;
+  #firstVerdict = false;
+  #judged: (string | undefined)[] | undefined;
+  #verdicts: Uint8Array | undefined;
+
+  constructor(rule: PatternRule) {
+    this.#rule = rule;
+  }
+
+  /** Whether `secret` is kept as a secret of the rule. */
+  of(secret: string): boolean {
+    if (this.#first === undefined) {
+      this.#first = secret;
+      return this.#firstVerdict = judge(this.#rule, secret);
+    }
+    let judged = this.#judged, verdicts = this.#verdicts;
+    if (judged === undefined || verdicts === undefined) {
+      judged = this.#judged = new Array(VERDICT_SLOTS).fill(undefined);
+      verdicts = this.#verdicts = new Uint8Array(VERDICT_SLOTS);
+      const slot = verdictSlot(this.#first);
+      judged[slot] = this.#first;
+      verdicts[slot] = this.#firstVerdict ? 1 : 0;
+    }
+    const slot = verdictSlot(secret);
+    if (judged[slot] === secret) return verdicts[slot] === 1;
+    const verdict = judge(this.#rule, secret);
+    judged[slot] = secret;
+    verdicts[slot] = verdict ? 1 : 0;
+    return verdict;
+  }
+}
+
+/** Whether `rule` keeps `secret`: entropy floor, not a placeholder, the rule's own check. */
+function judge(rule: PatternRule, secret: string): boolean {
+  return !(rule.minEntropy !== undefined && shannonEntropy(secret) < rule.minEntropy) &&
+    !isPlaceholder(secret) && !(rule.accept && !rule.accept(secret));
+}
+
 function findPattern(
   rule: PatternRule,
   text: string,
@@ -1031,10 +1077,8 @@ function findPattern(
   const offsets = candidates?.at, which = candidates?.keyword, only = candidates?.only ?? 0;
   const count = candidates?.count ?? 0;
   let next = 0;
-  // (Slots of values judged and their verdicts; a Map of 256 values, cleared when full, cost
-  // about 450 ns per distinct value on a flood of them, ADR-126.)
-  // Made at the second distinct value: most scans judge one value or none.
-  let judged: (string | undefined)[] | undefined, verdicts: Uint8Array | undefined;
+  // The last value is compared first: a flood of one value then costs a comparison (ADR-087).
+  const verdicts = new Verdicts(rule);
   let lastSecret: string | undefined, lastVerdict = false;
   const gate = ready.gate;
   // Where the tail probe next matches (see tailOf).
@@ -1135,33 +1179,10 @@ function findPattern(
     }
     pos = k + Math.max(1, matched);
     if (notBefore && continuesRun(notBefore, text.charCodeAt(k + matched))) continue;
-    // A value a flood repeats is judged once (entropy, placeholder, the rule's own check). The
-    // last value is compared first: a fresh string is hashed for every map lookup, and a flood
-    // of one value then costs a comparison (ADR-087).
-    let verdict: boolean | undefined;
-    if (secret === lastSecret) verdict = lastVerdict;
-    else {
-      const slot = lastSecret === undefined ? -1 : verdictSlot(secret);
-      if (slot >= 0 && judged !== undefined && judged[slot] === secret) {
-        verdict = verdicts![slot] === 1;
-      } else {
-        verdict = !(rule.minEntropy !== undefined && shannonEntropy(secret) < rule.minEntropy) &&
-          !isPlaceholder(secret) && !(rule.accept && !rule.accept(secret));
-        if (slot >= 0) {
-          if (judged === undefined) {
-            judged = new Array(VERDICT_SLOTS).fill(undefined);
-            verdicts = new Uint8Array(VERDICT_SLOTS);
-            const first = verdictSlot(lastSecret!);
-            judged[first] = lastSecret;
-            verdicts[first] = lastVerdict ? 1 : 0;
-          }
-          judged[slot] = secret;
-          verdicts![slot] = verdict ? 1 : 0;
-        }
-      }
-      lastSecret = secret;
-      lastVerdict = verdict;
-    }
+    // A value a flood repeats is judged once (entropy, placeholder, the rule's own check).
+    const verdict: boolean = secret === lastSecret ? lastVerdict : verdicts.of(secret);
+    lastSecret = secret;
+    lastVerdict = verdict;
     if (verdict) claims.claim(start, start + secret.length);
   }
 }

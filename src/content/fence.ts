@@ -117,13 +117,18 @@ export function containsFolded(text: string, nonce: string): boolean {
 
 const HEX_NONCE = /^[0-9a-f]+$/;
 
-/** Wraps `text` in a fence of `label` with `nonce`. The text inside is not altered. */
+/**
+ * Wraps `text` in a fence of `label` with `nonce`. The text inside is not altered. `endsWithNewline`
+ * is whether it ends with a line feed, when the caller knows without reading it (redaction's
+ * result can be a rope that a read of its last character would flatten, ADR-127).
+ */
 export function fenceUntrusted(
   text: string,
   nonce: string,
   label: FenceLabel = "file-content",
+  endsWithNewline: boolean = text.endsWith("\n"),
 ): string {
   const tag = fenceTag(label);
-  const body = text.endsWith("\n") || text === "" ? text : text + "\n";
+  const body = endsWithNewline || text === "" ? text : text + "\n";
   return `<${tag} id=${nonce}>\n${body}</${tag} id=${nonce}>`;
 }

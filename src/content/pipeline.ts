@@ -52,7 +52,10 @@ export function shapeToolResult(
   }
   // Redaction of both halves, decided once for a string they share (ADR-071), with the secrets
   // the tool found in the whole source withheld where it says they lie (ADR-060).
-  const { texts: cleaned, structured, redaction } = redactResult(raw, options.redactSecrets);
+  const { texts: cleaned, endsWithNewline, structured, redaction } = redactResult(
+    raw,
+    options.redactSecrets,
+  );
   // Assessed on the raw text (before redaction), so a secret cannot hide an instruction; its
   // excerpts are redacted below like every other string of the result.
   // A part's names that its text shows escaped are assessed raw beside it (ADR-116).
@@ -75,7 +78,7 @@ export function shapeToolResult(
     cleaned.filter((_, i) => raw.parts[i].untrusted),
   );
   const texts = raw.parts.map((part, i) =>
-    part.untrusted ? fenceUntrusted(cleaned[i], nonce, part.label) : part.text
+    part.untrusted ? fenceUntrusted(cleaned[i], nonce, part.label, endsWithNewline[i]) : part.text
   );
   if (redaction.applied) {
     texts.push(

@@ -1306,3 +1306,30 @@ const RULE_IDS = SECRET_RULES.map((rule) => rule.id);
 export function redactSecrets(text: string, counts?: RuleCounts): string {
   return replaceParallel(text, findSpans(text, SECRET_RULES), RULE_IDS, counts);
 }
+
+/**
+ * {@linkcode redactSecrets}, and whether its result ends with a line feed, told from `text` and
+ * the last span rather than by reading the result (ADR-127): on a flood of secrets that result
+ * is a rope of a piece and a marker per secret, and any read of a character of it flattens the
+ * whole (the fence asked, then the response's join copied it again). It ends with `text`'s last
+ * character unless the last span reaches the end, and then with the marker's `]`.
+ */
+export function redactSecretsEnding(
+  text: string,
+  counts?: RuleCounts,
+  rules: readonly SecretRule[] = SECRET_RULES,
+): { text: string; endsWithNewline: boolean } {
+  const spans = findSpans(text, rules);
+  const n = spans.length;
+  const last = text.length - 1;
+  return {
+    text: replaceParallel(
+      text,
+      spans,
+      rules === SECRET_RULES ? RULE_IDS : rules.map((rule) => rule.id),
+      counts,
+    ),
+    endsWithNewline: last >= 0 && text.charCodeAt(last) === 0x0a &&
+      (n === 0 || spans.end[n - 1] <= last),
+  };
+}

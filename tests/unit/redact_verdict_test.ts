@@ -8,9 +8,15 @@
 
 import assert from "node:assert/strict";
 import { SECRET_RULES } from "../../src/secrets/catalogue.ts";
-import { findSecrets, redactSecrets, replaceSpans, verdictSlot } from "../../src/secrets/find.ts";
+import {
+  findSecrets,
+  redactSecrets,
+  redactSecretsEnding,
+  replaceSpans,
+  verdictSlot,
+} from "../../src/secrets/find.ts";
 import { secretMarker } from "../../src/secrets/cut.ts";
-import { fakeSecret } from "../../src/secrets/rule.ts";
+import { fakeSecret, type PatternRule } from "../../src/secrets/rule.ts";
 import { sameAsReference as same } from "../helpers/secrets_oracle.ts";
 
 const MIXED = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789";
@@ -80,4 +86,25 @@ Deno.test("redact-verdict: the finder's markers are cut.ts's secretMarker (the f
     assert.ok(out.includes(secretMarker(rule.id)), `${rule.id}: ${out}`);
     assert.match(secretMarker(rule.id), /^\[[^\[\]]*\]$/);
   }
+});
+
+Deno.test("redact-verdict: attack — a secret whose span takes the text's final line feed leaves it ending with a marker, as redactSecretsEnding says (ADR-127)", () => {
+  // No catalogue rule's span holds a line feed today; one that does must not leave the fence
+  // believing the text still ends with one (its closing marker would then share the line).
+  const rule: PatternRule = {
+    id: "line-secret",
+    description: "test rule",
+    keywords: ["key="],
+    pattern: /key=(?<secret>[0-9]{6}\n?)/y,
+    samples: () => ({ match: [], noMatch: [] }),
+  };
+  for (const text of ["key=123456\n", "a key=123456\nb\n", "key=123456", "key=12345\n", "x\n"]) {
+    const { text: out, endsWithNewline } = redactSecretsEnding(text, undefined, [rule]);
+    assert.equal(endsWithNewline, out.endsWith("\n"), JSON.stringify(text));
+    assert.equal(out, replaceSpans(text, findSecrets(text, [rule])));
+  }
+  assert.equal(
+    redactSecretsEnding("key=123456\n", undefined, [rule]).text,
+    "key=[redacted:line-secret]",
+  );
 });

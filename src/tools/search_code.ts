@@ -31,7 +31,7 @@ import type { RawToolResult, TextPart, WithheldSecret } from "../contract/result
 import { EscapedNames } from "../contract/text.ts";
 import type { ResolvedPath } from "../access/resolve.ts";
 import { GlobError, globToRegExpSource } from "../access/ignore.ts";
-import { latin1Text, viewOf, Walker, type WalkFile } from "../access/walk.ts";
+import { latin1Text, READ_FAILURES, viewOf, Walker, type WalkFile } from "../access/walk.ts";
 import { BINARY, LiteralPrefilter, NONE, prefilterable } from "./literal_prefilter.ts";
 import { secretMarker } from "../secrets/cut.ts";
 import type { ToolContext, ToolDefinition } from "./types.ts";
@@ -413,6 +413,32 @@ class Page {
   }
 
   /**
+   * {@linkcode consider} for the `length` bytes the walker just read into its buffer: when
+   * that buffer is the prefilter's memory, the prefilter is asked of them in place, and a file
+   * it settles needs no view of its bytes (ADR-120).
+   */
+  considerRead(
+    path: string,
+    walkPath: string,
+    walker: Walker,
+    length: number,
+    skip: number,
+  ): boolean {
+    const prefilter = this.prefilter;
+    if (prefilter !== undefined && walker.buffer === prefilter.buffer) {
+      const answer = prefilter.scanInPlace(length);
+      if (answer === BINARY) {
+        this.here.binary++;
+        return true;
+      }
+      if (answer === NONE) return true;
+      const bytes = walker.bytes(length);
+      return this.consider(path, walkPath, bytes, skip, latin1Text(bytes));
+    }
+    return this.consider(path, walkPath, walker.bytes(length), skip);
+  }
+
+  /**
    * Searches one file's bytes; false when the page is full (and `next` says where to go on).
    * `latin1` is the bytes as a latin1 string, made here from them when not given. With a
    * prefilter, a file the prefilter finds binary or without the literal is settled from its
@@ -661,24 +687,24 @@ function scanTree(
       lastWalked = file.walkPath;
       continue;
     }
-    const read = walker.read(file);
-    if (!read.ok) {
-      if (read.reason === "capped") {
+    // The length alone, no record or view per file (ADR-120): most files are settled by the
+    // prefilter from it, in the memory the walker read them into.
+    const length = walker.readLength(file);
+    if (length < 0) {
+      const reason = READ_FAILURES[~length];
+      if (reason === "capped") {
         // The byte cap: this file was not read; the next page starts at it.
         scan.truncated = true;
         page.next = { f: file.walkPath, i: true, m: 0 };
         full = true;
         continue;
       }
-      if (read.reason === "too_large") page.here.too_large++;
-      else if (read.reason !== "special") page.here.unreadable++;
+      if (reason === "too_large") page.here.too_large++;
+      else if (reason !== "special") page.here.unreadable++;
       lastWalked = file.walkPath;
       continue;
     }
-    const bytes = read.bytes;
-    if (
-      share !== undefined && share.addBytes(bytes.length) + bytes.length > ctx.limits.maxWalkBytes
-    ) {
+    if (share !== undefined && share.addBytes(length) + length > ctx.limits.maxWalkBytes) {
       // The byte cap counts both threads' reads.
       scan.truncated = true;
       page.next = { f: file.walkPath, i: true, m: 0 };
@@ -696,7 +722,7 @@ function scanTree(
     if (askForHelp !== undefined && searched === ASSIST_AFTER_FILES) askForHelp();
     const skip = resume && resume.i && file.walkPath === resume.f ? resume.m : 0;
     lastWalked = file.walkPath;
-    if (!page.consider(file.path, file.walkPath, bytes, skip)) {
+    if (!page.considerRead(file.path, file.walkPath, walker, length, skip)) {
       scan.truncated = true;
       full = true;
     }

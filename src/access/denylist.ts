@@ -191,8 +191,16 @@ export class Denylist {
    * allowed; {@linkcode deniesPath} checks a whole path.
    */
   deniesEntry(parent: string, name: string): boolean {
-    const keys = keysOf(name);
-    if (this.#slotDenied(keys)) return true;
+    // The common case (a walk asks this of every entry, ADR-120): a plain name has one key,
+    // its lower case (what `denyKeys` gives it too), tested without an array or a closure.
+    let key: string | undefined;
+    if (isPlain(name)) {
+      key = name.toLowerCase();
+      if (this.#names.test(key)) return true;
+      if (this.#paths.length === 0 || !this.#pathEnds.test(key)) return false;
+    }
+    const keys = key !== undefined ? [key] : denyKeys(name);
+    if (key === undefined && this.#slotDenied(keys)) return true;
     if (this.#paths.length === 0) return false;
     const hasParts = name.includes("\\");
     if (!hasParts && !keys.some((key) => this.#pathEnds.test(key))) return false;
@@ -271,15 +279,13 @@ function viewsOf(components: readonly string[]): Slot[][] {
 }
 
 /**
- * {@linkcode denyKeys} of `name`, with the common case first: a name of
- * printable ASCII, without a backslash and not ending in a dot or a space, has the
- * one form its lower case (what `denyKeys` gives it too), found without the
- * fold's expressions. A walk asks this of every entry.
+ * Whether `name` takes the common case: printable ASCII, without a backslash and not ending
+ * in a dot or a space, it has one folded form, its lower case (what {@linkcode denyKeys}
+ * gives it too), found without the fold's expressions. A walk asks this of every entry.
  */
-function keysOf(name: string): string[] {
+function isPlain(name: string): boolean {
   const last = name.charCodeAt(name.length - 1);
-  if (last !== 0x2e && last !== 0x20 && !NOT_PLAIN.test(name)) return [name.toLowerCase()];
-  return denyKeys(name);
+  return last !== 0x2e && last !== 0x20 && !NOT_PLAIN.test(name);
 }
 
 /** Anything but printable ASCII, and the backslash (which splits a name into parts). */

@@ -184,6 +184,10 @@ const OPEN_FLAGS = fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0) |
 
 const DEFAULT_MAX_FILE_BYTES = 512 * 1024;
 
+/** Why {@linkcode Walker.readLength} did not read a file, by the one's complement of its result. */
+export const READ_FAILURES = ["too_large", "special", "changed", "unreadable", "capped"] as const;
+const TOO_LARGE = ~0, SPECIAL = ~1, CHANGED = ~2, UNREADABLE = ~3, CAPPED = ~4;
+
 /** One walk of a directory of the workspace. */
 export class Walker {
   readonly stats: WalkStats = {
@@ -371,7 +375,8 @@ export class Walker {
           if (!filesHere) continue;
         }
         const path = prefix + name;
-        const walkPath = walkPrefix + name;
+        // One string for both when the walk starts at the root (a full scan): one join less.
+        const walkPath = walkPrefix === prefix ? path : walkPrefix + name;
         if (isDir) {
           subdirs.push({
             absolute: absolutePrefix + name,
@@ -436,12 +441,23 @@ export class Walker {
    * mounts) would have the rest of such a file unsearched, never more read.
    */
   read(file: WalkFile): ReadOutcome {
+    const n = this.readLength(file);
+    return n >= 0 ? { ok: true, bytes: this.bytes(n) } : { ok: false, reason: READ_FAILURES[~n] };
+  }
+
+  /**
+   * {@linkcode read} without a record or a view per file (ADR-120): the number of bytes read
+   * into {@linkcode buffer}, or, when the file was not read, the one's complement of the index
+   * of its reason in {@linkcode READ_FAILURES} (a negative number). A literal search asks its
+   * prefilter of most files from their length alone and never needs a view of their bytes.
+   */
+  readLength(file: WalkFile): number {
     let fd: number;
     try {
       fd = openSync(file.absolute, OPEN_FLAGS);
     } catch (error) {
       const code = (error as { code?: string }).code;
-      return { ok: false, reason: code === "ELOOP" ? "changed" : "unreadable" };
+      return code === "ELOOP" ? CHANGED : UNREADABLE;
     }
     try {
       const maxBytes = this.#options.maxBytes ?? Infinity;
@@ -450,15 +466,15 @@ export class Walker {
         const info = fstatSync(fd);
         if (!info.isFile()) {
           this.stats.special++;
-          return { ok: false, reason: "special" };
+          return SPECIAL;
         }
         if (info.size > this.#maxFileBytes) {
           this.stats.tooLarge++;
-          return { ok: false, reason: "too_large" };
+          return TOO_LARGE;
         }
         if (this.stats.bytes + info.size > maxBytes) {
           this.ended = "bytes";
-          return { ok: false, reason: "capped" };
+          return CAPPED;
         }
         this.#grow(info.size + 1);
         record = { absolute: file.absolute, dev: info.dev, ino: info.ino };
@@ -477,23 +493,36 @@ export class Walker {
       }
       if (total > this.#maxFileBytes) {
         this.stats.tooLarge++;
-        return { ok: false, reason: "too_large" };
+        return TOO_LARGE;
       }
       if (this.stats.bytes + total > maxBytes) {
         this.ended = "bytes";
-        return { ok: false, reason: "capped" };
+        return CAPPED;
       }
       this.stats.bytes += total;
       this.#bytesHere += total;
       this.#readsHere++;
       if (record) this.#batch.push(record);
-      return { ok: true, bytes: this.#view.subarray(0, total) };
+      return total;
     } catch {
       this.stats.errors++;
-      return { ok: false, reason: "unreadable" };
+      return UNREADABLE;
     } finally {
       closeSync(fd);
     }
+  }
+
+  /**
+   * The reused buffer the last read went into (its first {@linkcode readLength} bytes are the
+   * file's): the one given in the options, or the walker's own once a file needed more room.
+   */
+  get buffer(): Uint8Array {
+    return this.#buffer;
+  }
+
+  /** The first `n` bytes of {@linkcode buffer} as a `Buffer` view, valid until the next read. */
+  bytes(n: number): Buffer {
+    return this.#view.subarray(0, n);
   }
 
   /** Grows the reused buffer (doubling, keeping its bytes) to at least `size`, at most the cap + 1. */

@@ -287,4 +287,10 @@ export class LiteralPrefilter {
     }
     return this.#scan(n, this.#k) as PrefilterAnswer;
   }
+
+  /** {@linkcode scan} of the first `n` bytes of {@linkcode buffer}, read there already. */
+  scanInPlace(n: number): PrefilterAnswer {
+    if (n > this.buffer.length) throw new RangeError("more bytes than the buffer holds");
+    return this.#scan(n, this.#k) as PrefilterAnswer;
+  }
 }

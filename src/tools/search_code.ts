@@ -31,11 +31,11 @@ import type { RawToolResult, TextPart, WithheldSecret } from "../contract/result
 import { EscapedNames } from "../contract/text.ts";
 import type { ResolvedPath } from "../access/resolve.ts";
 import { GlobError, globToRegExpSource } from "../access/ignore.ts";
-import { latin1Text, viewOf, Walker, type WalkFile } from "../access/walk.ts";
+import { latin1Text, READ_FAILURES, viewOf, Walker, type WalkFile } from "../access/walk.ts";
 import { BINARY, LiteralPrefilter, NONE, prefilterable } from "./literal_prefilter.ts";
 import { secretMarker } from "../secrets/cut.ts";
 import type { ToolContext, ToolDefinition } from "./types.ts";
-import { compactHeap } from "../contract/compact.ts";
+import { GrowthCompactor } from "../contract/compact.ts";
 import { type SearchCodeInput, searchCodeSpec } from "./search_code_spec.ts";
 import {
   comparePositions,
@@ -63,11 +63,17 @@ export { MAX_GLOBS } from "./search_code_spec.ts";
 /** How often (in files) progress is reported. */
 const PROGRESS_EVERY = 256;
 /**
- * How often (in files a thread searched in one call) the thread's heap is
- * collected (ADR-118): a full scan's garbage is promoted faster than V8's
- * incremental marking reclaims it. ~2 collections a thread in a full scan.
+ * How often (in files a thread searched in one call) the thread asks whether its old
+ * generation grew enough to be collected (ADR-118, ADR-121).
  */
-const COMPACT_EVERY_FILES = 16_384;
+const COMPACT_CHECK_FILES = 2_048;
+/**
+ * The growth of a thread's old generation (bytes) within a call that is collected (ADR-121):
+ * a scan that promotes garbage faster than V8's incremental marking reclaims it is collected
+ * as it piles up, and one that promotes little is not stopped for a full collection (~30 ms)
+ * every 16,384 files that frees ~1 MB, as ADR-118's fixed interval did.
+ */
+export const COMPACT_GROWTH = 4 * 1024 * 1024;
 
 type SearchCodeArgs = z.infer<typeof SearchCodeInput>;
 interface FileOut {
@@ -413,6 +419,32 @@ class Page {
   }
 
   /**
+   * {@linkcode consider} for the `length` bytes the walker just read into its buffer: when
+   * that buffer is the prefilter's memory, the prefilter is asked of them in place, and a file
+   * it settles needs no view of its bytes (ADR-120).
+   */
+  considerRead(
+    path: string,
+    walkPath: string,
+    walker: Walker,
+    length: number,
+    skip: number,
+  ): boolean {
+    const prefilter = this.prefilter;
+    if (prefilter !== undefined && walker.buffer === prefilter.buffer) {
+      const answer = prefilter.scanInPlace(length);
+      if (answer === BINARY) {
+        this.here.binary++;
+        return true;
+      }
+      if (answer === NONE) return true;
+      const bytes = walker.bytes(length);
+      return this.consider(path, walkPath, bytes, skip, latin1Text(bytes));
+    }
+    return this.consider(path, walkPath, walker.bytes(length), skip);
+  }
+
+  /**
    * Searches one file's bytes; false when the page is full (and `next` says where to go on).
    * `latin1` is the bytes as a latin1 string, made here from them when not given. With a
    * prefilter, a file the prefilter finds binary or without the literal is settled from its
@@ -535,6 +567,7 @@ function scanTree(
     ? new LiteralPrefilter(literal.text, literal.fold, ctx.limits.maxSearchFileBytes)
     : undefined;
   const page = new Page(p, ctx, scan, prefilter);
+  const compactor = new GrowthCompactor(COMPACT_GROWTH);
   const walker = new Walker(ctx.workspace.walkPolicy, ctx.workspace.policy.root, target, {
     ...(prefilter !== undefined ? { buffer: prefilter.buffer } : {}),
     maxFiles: ctx.limits.maxWalkFiles,
@@ -661,24 +694,24 @@ function scanTree(
       lastWalked = file.walkPath;
       continue;
     }
-    const read = walker.read(file);
-    if (!read.ok) {
-      if (read.reason === "capped") {
+    // The length alone, no record or view per file (ADR-120): most files are settled by the
+    // prefilter from it, in the memory the walker read them into.
+    const length = walker.readLength(file);
+    if (length < 0) {
+      const reason = READ_FAILURES[~length];
+      if (reason === "capped") {
         // The byte cap: this file was not read; the next page starts at it.
         scan.truncated = true;
         page.next = { f: file.walkPath, i: true, m: 0 };
         full = true;
         continue;
       }
-      if (read.reason === "too_large") page.here.too_large++;
-      else if (read.reason !== "special") page.here.unreadable++;
+      if (reason === "too_large") page.here.too_large++;
+      else if (reason !== "special") page.here.unreadable++;
       lastWalked = file.walkPath;
       continue;
     }
-    const bytes = read.bytes;
-    if (
-      share !== undefined && share.addBytes(bytes.length) + bytes.length > ctx.limits.maxWalkBytes
-    ) {
+    if (share !== undefined && share.addBytes(length) + length > ctx.limits.maxWalkBytes) {
       // The byte cap counts both threads' reads.
       scan.truncated = true;
       page.next = { f: file.walkPath, i: true, m: 0 };
@@ -687,7 +720,7 @@ function scanTree(
     }
     page.here.scanned++;
     searched++;
-    if (searched % COMPACT_EVERY_FILES === 0) compactHeap();
+    if (searched % COMPACT_CHECK_FILES === 0) compactor.check();
     const progress = share !== undefined ? share.countScanned() : scan.scanned + page.here.scanned;
     if (side === PRIMARY && progress - reported >= PROGRESS_EVERY) {
       reported = progress;
@@ -696,7 +729,7 @@ function scanTree(
     if (askForHelp !== undefined && searched === ASSIST_AFTER_FILES) askForHelp();
     const skip = resume && resume.i && file.walkPath === resume.f ? resume.m : 0;
     lastWalked = file.walkPath;
-    if (!page.consider(file.path, file.walkPath, bytes, skip)) {
+    if (!page.considerRead(file.path, file.walkPath, walker, length, skip)) {
       scan.truncated = true;
       full = true;
     }

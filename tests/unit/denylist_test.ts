@@ -250,3 +250,56 @@ Deno.test("denylist: the name expression with its *… forms under one .* denies
     assert.equal(list.deniesEntry("src", name), expected, `entry ${JSON.stringify(name)}`);
   }
 });
+
+Deno.test("denylist: deniesEntry's shortcut for plain names answers as the whole path's check does, for random names (ADR-120)", () => {
+  // The walk asks deniesEntry of every entry, and plain ASCII names skip the fold's slots. A
+  // shortcut that lower-cased wrongly, missed a path pattern's end (`gh/hosts.yml`) or took a
+  // name with a trailing dot, a space, a backslash or a non-ASCII letter as plain would let a
+  // denied name through the walk while resolution still refused it.
+  const list = new Denylist(["build/*.secret", "deploy/keys"]);
+  const pieces = [
+    ".env",
+    "ENV",
+    ".Env",
+    "id_rsa",
+    "ID_ED25519",
+    "hosts.yml",
+    "HOSTS.YML",
+    "credentials",
+    ".json",
+    ".pem",
+    ".Key",
+    "keys",
+    "KEYS",
+    ".secret",
+    "notes",
+    "a",
+    "_",
+    "-",
+    ".",
+    "..",
+    " ",
+    "\\",
+    "\u0130",
+    "\u212a",
+    "\u00e9",
+    "\u0000",
+    "~1",
+    "*",
+    "?",
+  ];
+  let seed = 12345;
+  const random = (n: number) => (seed = (seed * 1103515245 + 12345) >>> 0) % n;
+  let denied = 0;
+  for (let k = 0; k < 6_000; k++) {
+    let name = "";
+    for (let j = 1 + random(3); j > 0; j--) name += pieces[random(pieces.length)];
+    if (name === "" || name === "." || name === "..") continue;
+    for (const parent of ["", "gh", "GH", "build", "deploy", "src/gh"]) {
+      const expected = list.deniesPath(parent === "" ? name : `${parent}/${name}`);
+      assert.equal(list.deniesEntry(parent, name), expected, `${parent} / ${JSON.stringify(name)}`);
+      if (expected) denied++;
+    }
+  }
+  assert.ok(denied > 1_000, `the names reach the denied ones (${denied})`);
+});

@@ -11,7 +11,7 @@
 
 import assert from "node:assert/strict";
 import { QUIET_MS } from "../../src/access/workspace.ts";
-import { Walker, type WalkEvent } from "../../src/access/walk.ts";
+import { READ_FAILURES, Walker, type WalkEvent } from "../../src/access/walk.ts";
 import { directContext, makeWorkspace } from "../helpers/fixtures.ts";
 
 /** Long enough for every directory of a fresh tree to count as quiet (ctime has 1 s slack). */
@@ -166,6 +166,51 @@ Deno.test("walker: a read stops at the first short read, and sizes at the buffer
     if (size > cap) assert.equal(read, "too_large", `${size} bytes`);
     else assert.deepEqual(read, entries[`s${size}.bin`], `${size} bytes read whole`);
   }
+});
+
+Deno.test("walker: readLength leaves each file's bytes at the start of the buffer it names, the given one until a file needs more (ADR-120)", async () => {
+  // search_code asks its prefilter in place only when the walker's buffer is still the
+  // prefilter's memory: a walker that kept naming the given buffer after replacing it, or a
+  // length off by one, would have the prefilter judge stale or cut bytes.
+  const cap = 100_000;
+  const given = new Uint8Array(4_096);
+  const sizes = [0, 1, 4_095, 4_096, 4_097, 9_000, cap, cap + 1];
+  const entries: Record<string, Uint8Array> = {};
+  for (const size of sizes) {
+    entries[`s${String(size).padStart(6, "0")}.bin`] = Uint8Array.from(
+      { length: size },
+      (_, i) => 0x41 + (i * 11 + size) % 26,
+    );
+  }
+  await using ws = await makeWorkspace(entries);
+  await new Promise((r) => setTimeout(r, SETTLE_MS));
+  const ctx = directContext(ws.root, {});
+  const walker = new Walker(
+    ctx.workspace.walkPolicy,
+    ctx.workspace.policy.root,
+    ctx.workspace.resolve(""),
+    { maxFileBytes: cap, buffer: given },
+  );
+  const seen: string[] = [];
+  let replaced = false;
+  for (const event of walker.walk()) {
+    if (event.kind !== "file") continue;
+    const size = entries[event.path].length;
+    const n = walker.readLength(event);
+    seen.push(event.path);
+    if (size > cap) {
+      assert.ok(n < 0, `${size} bytes: not read`);
+      assert.equal(READ_FAILURES[~n], "too_large");
+      continue;
+    }
+    assert.equal(n, size, `${size} bytes: the length read`);
+    // Files come in name order, smallest first: the given buffer serves until one needs more.
+    if (size + 1 > given.length) replaced = true;
+    assert.equal(walker.buffer === given, !replaced, `${size} bytes: which buffer holds them`);
+    assert.deepEqual(walker.buffer.subarray(0, n), entries[event.path], `${size} bytes whole`);
+    assert.deepEqual(new Uint8Array(walker.bytes(n)), entries[event.path], `${size} bytes viewed`);
+  }
+  assert.equal(seen.length, sizes.length);
 });
 
 Deno.test("attack: a file that grows while the walker reads it gives a prefix of it, never more than the cap", async () => {

@@ -15,6 +15,16 @@
 
 import { escapeControlCharacters } from "../contract/text.ts";
 import { BIDI, foldCounting, foldInto, foldUnits, SPECIAL, stripEscapes, TAGS } from "./fold.ts";
+import {
+  curlMay,
+  curlOrWgetAt,
+  findWitnesses,
+  releaseWitnesses,
+  stopAfter,
+  WITNESS_AFTER,
+  witnessReach,
+  witnessWithin,
+} from "./upload_reader.ts";
 
 /** Assessment levels, lowest first. */
 export const LEVELS = ["none", "low", "elevated", "high"] as const;
@@ -643,6 +653,8 @@ const LINE_WORD_REACH = 8;
 /** Classes whose word candidates need a confirming word, and how far it may be. */
 const CONFIRMED = FOLDED_CLASSES.reduce((m, c, k) => c.confirm ? m | (1 << k) : m, 0);
 const REACH = FOLDED_CLASSES.map((c) => c.confirm?.reach ?? 0);
+/** Index of `command_upload` among the folded classes (its curl/wget reader: ADR-124). */
+const UPLOAD = FOLDED_CLASSES.findIndex((c) => c.id === "command_upload");
 
 let scratch = new Uint8Array(0);
 /**
@@ -1047,6 +1059,9 @@ export function assessContent(parts: readonly AssessedText[]): ContentAssessment
     // (the first class that matches there is recorded, as the single alternation before ADR-072
     // did); a class that has its findings is not tried again, so a flood stops costing.
     gateCandidates(bytes, length);
+    // An ASCII text's bytes are its code units (the curl/wget reader reads them).
+    const unitsAreBytes = length === hay.length;
+    let curlCandidates = 0, witnessed = false;
     // The word candidates and the symbol candidates, merged with the ordered list: a start that
     // several hold is one candidate, with all their classes.
     let live = 0;
@@ -1093,6 +1108,20 @@ export function assessContent(parts: readonly AssessedText[]): ContentAssessment
       mask &= ~fullMask & ~GLUED;
       for (let k = 0; mask !== 0; k++, mask >>>= 1) {
         if ((mask & 1) === 0) continue;
+        // At curl or wget in an ASCII text, the reader first (ADR-124): the pattern is tried
+        // only if a payload may start within the candidate's words.
+        if (k === UPLOAD && unitsAreBytes && curlOrWgetAt(bytes, length, at)) {
+          // The witnesses pay when the candidates are dense (a flood), not for a few per page.
+          if (!witnessed && ++curlCandidates >= WITNESS_AFTER && at < curlCandidates * 512) {
+            findWitnesses(bytes, length);
+            witnessed = true;
+          }
+          if (witnessed) {
+            const stop = stopAfter(bytes, length, words, wordCount, w, 1 << UPLOAD, at);
+            if (!witnessWithin(at, witnessReach(bytes, at, stop))) continue;
+          }
+          if (!curlMay(bytes, length, at)) continue;
+        }
         const re = STICKY[k];
         re.lastIndex = at;
         if (re.test(hay)) {
@@ -1104,6 +1133,7 @@ export function assessContent(parts: readonly AssessedText[]): ContentAssessment
     for (const at of glued) recordFolded(CHAT_TEMPLATE, at);
   }
   releaseBuffers();
+  releaseWitnesses();
   let keep = 1;
   for (const cls of SIGNAL_CLASSES) if (byClass.has(cls.id)) keep *= 1 - cls.weight;
   const risk = Math.round((1 - keep) * 1000) / 1000;

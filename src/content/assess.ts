@@ -22,6 +22,8 @@ import {
   releaseWitnesses,
   stopAfter,
   WITNESS_AFTER,
+  WITNESS_CHUNK,
+  WITNESS_REACH,
   witnessReach,
   witnessWithin,
 } from "./upload_reader.ts";
@@ -908,6 +910,60 @@ function gateCandidates(bytes: Uint8Array, length: number): void {
   }
 }
 
+/** The curl/wget candidates of the current text (ADR-124): how far its witnesses are found. */
+const upload = {
+  /** Candidates seen (up to WITNESS_AFTER). */
+  candidates: 0,
+  /** 0: witnesses not used yet, 1: used (found up to `to`), 2: no longer (they let too few go). */
+  state: 0,
+  to: 0,
+  /** Candidates of the current chunk checked against the witnesses, and those let go. */
+  checked: 0,
+  skipped: 0,
+};
+function resetUploadState(): void {
+  upload.candidates =
+    upload.state =
+    upload.to =
+    upload.checked =
+    upload.skipped =
+      0;
+}
+/**
+ * False only where `command_upload` cannot match at `at` (a word candidate: the gate's list
+ * from entry `w` holds what follows it). At `curl` or `wget` of an ASCII text (`u`, `end`:
+ * its code units): in a flood (32 candidates, at least one per 512 units) none is read
+ * without a witness within its reach, while the witnesses let 3 in 4 go; then the reader.
+ */
+function uploadMay(u: Uint8Array, end: number, at: number, w: number): boolean {
+  if (!curlOrWgetAt(u, end, at)) return true;
+  if (upload.state === 0 && ++upload.candidates >= WITNESS_AFTER) {
+    if (at < upload.candidates * 512) upload.state = 1;
+  }
+  if (upload.state === 1) {
+    const reach = Math.min(at + WITNESS_REACH + 1, end);
+    while (upload.state === 1 && upload.to < reach) {
+      if (upload.to > 0 && upload.checked >= 64 && upload.skipped * 4 < upload.checked * 3) {
+        upload.state = 2;
+      } else {
+        const from = upload.to;
+        upload.to = Math.min(from + WITNESS_CHUNK, end);
+        findWitnesses(u, end, from, upload.to);
+        upload.checked = upload.skipped = 0;
+      }
+    }
+    if (upload.state === 1) {
+      upload.checked++;
+      const stop = stopAfter(u, end, wordPairs.list, wordPairs.count, w, 1 << UPLOAD, at);
+      if (!witnessWithin(at, witnessReach(u, end, at, stop))) {
+        upload.skipped++;
+        return false;
+      }
+    }
+  }
+  return curlMay(u, end, at);
+}
+
 /** Untrusted text to assess: the text and the source line number of each of its lines. */
 export interface AssessedText {
   readonly text: string;
@@ -1061,7 +1117,7 @@ export function assessContent(parts: readonly AssessedText[]): ContentAssessment
     gateCandidates(bytes, length);
     // An ASCII text's bytes are its code units (the curl/wget reader reads them).
     const unitsAreBytes = length === hay.length;
-    let curlCandidates = 0, witnessed = false;
+    resetUploadState();
     // The word candidates and the symbol candidates, merged with the ordered list: a start that
     // several hold is one candidate, with all their classes.
     let live = 0;
@@ -1110,18 +1166,8 @@ export function assessContent(parts: readonly AssessedText[]): ContentAssessment
         if ((mask & 1) === 0) continue;
         // At curl or wget in an ASCII text, the reader first (ADR-124): the pattern is tried
         // only if a payload may start within the candidate's words.
-        if (k === UPLOAD && unitsAreBytes && curlOrWgetAt(bytes, length, at)) {
-          // The witnesses pay when the candidates are dense (a flood), not for a few per page.
-          if (!witnessed && ++curlCandidates >= WITNESS_AFTER && at < curlCandidates * 512) {
-            findWitnesses(bytes, length);
-            witnessed = true;
-          }
-          if (witnessed) {
-            const stop = stopAfter(bytes, length, words, wordCount, w, 1 << UPLOAD, at);
-            if (!witnessWithin(at, witnessReach(bytes, at, stop))) continue;
-          }
-          if (!curlMay(bytes, length, at)) continue;
-        }
+        // At curl or wget in an ASCII text, the witnesses and the reader first (ADR-124).
+        if (k === UPLOAD && unitsAreBytes && !uploadMay(bytes, length, at, w)) continue;
         const re = STICKY[k];
         re.lastIndex = at;
         if (re.test(hay)) {

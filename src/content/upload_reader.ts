@@ -29,6 +29,9 @@ for (const c of [9, 10, 11, 12, 13, 32]) SPACE[c] = 1;
 /** Byte → 1 where a path's run (`[^\s'"|;@<]`) stops. */
 const PATH_STOP = new Uint8Array(256);
 for (const c of [9, 10, 11, 12, 13, 32, 0x27, 0x22, 0x7c, 0x3b, 0x40, 0x3c]) PATH_STOP[c] = 1;
+/** Byte → 1 for an ASCII letter. */
+const LETTER = new Uint8Array(256);
+for (let c = 0; c < 26; c++) LETTER[65 + c] = LETTER[97 + c] = 1;
 const lower = (c: number) => (c >= 65 && c <= 90 ? c | 0x20 : c);
 /** Whether the ASCII word `word` (lowercase) stands at `i` of `u`, in either case. */
 function wordAt(u: Uint8Array, end: number, i: number, word: string): boolean {
@@ -264,10 +267,22 @@ function toolAt(u: Uint8Array, end: number, i: number): boolean {
 export function curlMay(u: Uint8Array, end: number, at: number): boolean {
   let i = at + 4;
   for (let words = 0;; words++) {
-    i = separatorEnd(u, end, i);
-    if (i < 0 || i >= end) return false;
-    if (payloadMay(u, end, i)) return true;
-    if (words === 16 || toolAt(u, end, i)) return false;
+    // The separators (as separatorEnd, inline: this loop runs at every candidate's every word).
+    let n = 0;
+    for (; i < end; n++) {
+      const c = u[i];
+      if (c === 0x20 || c === 9) i++;
+      else if (c !== 0x5c) break;
+      else if (i + 1 < end && u[i + 1] === 10) i += 2;
+      else if (i + 2 < end && u[i + 1] === 13 && u[i + 2] === 10) i += 3;
+      else break;
+    }
+    if (n === 0 || n > 24 || i >= end) return false;
+    // Only these units start a payload (`-`, `<`, a quote, a URL's h or f) or a command (c, w,
+    // i, n): the others need no call.
+    const c = lower(u[i]);
+    if (START[c] === 1 && payloadMay(u, end, i)) return true;
+    if (words === 16 || (START[c] === 2 && toolAt(u, end, i))) return false;
     // The word: up to a blank or `|`; a `\` before a line's end belongs to the separator.
     const from = i;
     while (i < end && SPACE[u[i]] === 0 && u[i] !== 0x7c) i++;
@@ -277,6 +292,10 @@ export function curlMay(u: Uint8Array, end: number, at: number): boolean {
     if (length < i - from) i--;
   }
 }
+/** Lowercase unit → 1 if a payload may start with it, 2 if a command word may. */
+const START = new Uint8Array(256);
+for (const c of "-<\"'hf") START[c.charCodeAt(0)] = 1;
+for (const c of "cwin") START[c.charCodeAt(0)] = 2;
 /** Whether the text at `at` is `curl` or `wget` (then only the class's first alternative may match there). */
 export function curlOrWgetAt(u: Uint8Array, end: number, at: number): boolean {
   if (at + 4 > end || (at + 4 < end && WORD_BYTE[u[at + 4]] !== 0)) return false;
@@ -302,7 +321,7 @@ let witnessNext = 0;
  * start (4 + 17 separators of 24 units of at most 3 + 16 words of 200: 4,428), then
  * {@linkcode QUOTED_REACH}, rounded up.
  */
-const WITNESS_REACH = 5_000;
+export const WITNESS_REACH = 5_000;
 /**
  * How far past its payload's start a witness may be: a body flag (`--data-urlencode`, 16), 24
  * separator units of at most 3, a quoted value of 200 escapes and its quote (401): 489.
@@ -313,6 +332,8 @@ const QUOTED_REACH = 489;
  * per 512 units (fewer or sparser: the reader alone).
  */
 export const WITNESS_AFTER = 32;
+/** The witnesses are found this many units at a time (ahead of the candidates that need them). */
+export const WITNESS_CHUNK = 65_536;
 /** Byte → 1 for `@`, `<`, `$`, a backtick, `-` (a witness's first unit). */
 const WITNESS_FIRST = new Uint8Array(256);
 for (const c of [0x40, 0x3c, 0x24, 0x60, 0x2d]) WITNESS_FIRST[c] = 1;
@@ -326,15 +347,24 @@ function push(list: Int32Array<ArrayBuffer>, count: number, at: number): Int32Ar
   grown[count] = at;
   return grown;
 }
-export function findWitnesses(u: Uint8Array, end: number): void {
-  witnessCount = witnessNext = 0;
-  for (let i = 0; i < end; i++) {
+export function findWitnesses(u: Uint8Array, end: number, from: number, to: number): void {
+  if (from === 0) witnessCount = witnessNext = 0;
+  for (let i = from; i < to; i++) {
     const c = u[i], kind = WITNESS_FIRST[c];
     if (kind === 0) continue;
     let found: boolean;
     if (c === 0x2d) {
+      // An upload flag: after a blank, `--`, `-i` or a `t` among the first letters (inline:
+      // most flags are not).
       const b = i > 0 ? u[i - 1] : 0;
-      found = (b === 0x20 || b === 9 || b === 10) && fileFlagMay(u, end, i);
+      if (b !== 0x20 && b !== 9 && b !== 10) continue;
+      const d = lower(u[i + 1]);
+      if (d !== 0x2d && d !== 0x69 && d !== 0x74) {
+        let k = i + 2;
+        while (k < i + 5 && k < end && lower(u[k]) !== 0x74 && LETTER[u[k]] === 1) k++;
+        if (k === i + 5 || k >= end || lower(u[k]) !== 0x74) continue;
+      }
+      found = fileFlagMay(u, end, i);
     } else found = c === 0x3c ? redirectMay(u, end, i) : markerMay(u, end, i);
     if (found) witnesses = push(witnesses, witnessCount++, i);
   }
@@ -367,14 +397,17 @@ export function stopAfter(
 /**
  * The last place a witness of a match at `at` may be, given the first stop after it (`stop`, or
  * -1): the candidate's words end there, so its payload starts before it; unless a quote is
- * opened on the way, its witness is in a word before the stop or in the stop's own word (a body
- * flag's unquoted value of 100 units).
+ * opened on the way, its witness is in a word before the stop or in the unquoted start of the
+ * stop's own word (a body flag's value `[^\s'"]{0,100}?`: `-d curl@.env`).
  */
-export function witnessReach(u: Uint8Array, at: number, stop: number): number {
+export function witnessReach(u: Uint8Array, end: number, at: number, stop: number): number {
   const far = at + WITNESS_REACH;
   if (stop < 0 || stop >= far) return far;
   for (let i = at; i < stop; i++) if (u[i] === 0x22 || u[i] === 0x27) return stop + QUOTED_REACH;
-  return stop + 100;
+  let k = stop;
+  const to = Math.min(stop + 101, end);
+  while (k < to && SPACE[u[k]] === 0 && u[k] !== 0x22 && u[k] !== 0x27) k++;
+  return k;
 }
 
 /**

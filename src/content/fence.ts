@@ -58,6 +58,36 @@ export function nonceAbsentFrom(
 }
 
 /**
+ * A nonce that occurs in none of `made` (case-insensitively), each text of which is made of
+ * pieces of `sources` (substrings, in any order) with a marker of `markers` between each two,
+ * as redaction makes a part's text (ADR-127). For a nonce of lowercase hex digits (every nonce
+ * {@linkcode newNonce} draws) the check reads `sources` and `markers`, not `made`: an
+ * occurrence in `made` is 32 hex digits in a row, from ASCII characters only (see
+ * {@linkcode containsFolded}); a marker starts with `[` and ends with `]`, neither a hex digit,
+ * so the occurrence lies inside one piece, which is a substring of a source, or inside one
+ * marker. Redaction's text is a rope of one piece and one marker per secret (70,000 nodes on a
+ * flood of `Authorization:` headers), which the search of `made` had to flatten first. A
+ * marker of another shape, or a nonce of another shape (a replaced `draw`), is checked against
+ * `made` itself.
+ */
+export function nonceAbsentFromPieces(
+  sources: readonly string[],
+  markers: readonly string[],
+  made: readonly string[],
+  draw: () => string = newNonce,
+): string {
+  const bracketed = markers.every((m) => m.startsWith("[") && m.endsWith("]") && m.length >= 2);
+  return drawNonce(
+    (nonce) =>
+      bracketed && HEX_NONCE.test(nonce)
+        ? !sources.some((t) => containsFolded(t, nonce)) &&
+          !markers.some((t) => containsFolded(t, nonce))
+        : !made.some((t) => containsFolded(t, nonce)),
+    draw,
+  );
+}
+
+/**
  * The first nonce `draw` gives that `absent` accepts: the one redraw loop behind
  * {@linkcode nonceAbsentFrom} and a cached shaping's fresh fence (ADR-081), which
  * checks absence its own, cheaper way.
@@ -87,13 +117,18 @@ export function containsFolded(text: string, nonce: string): boolean {
 
 const HEX_NONCE = /^[0-9a-f]+$/;
 
-/** Wraps `text` in a fence of `label` with `nonce`. The text inside is not altered. */
+/**
+ * Wraps `text` in a fence of `label` with `nonce`. The text inside is not altered. `endsWithNewline`
+ * is whether it ends with a line feed, when the caller knows without reading it (redaction's
+ * result can be a rope that a read of its last character would flatten, ADR-127).
+ */
 export function fenceUntrusted(
   text: string,
   nonce: string,
   label: FenceLabel = "file-content",
+  endsWithNewline: boolean = text.endsWith("\n"),
 ): string {
   const tag = fenceTag(label);
-  const body = text.endsWith("\n") || text === "" ? text : text + "\n";
+  const body = endsWithNewline || text === "" ? text : text + "\n";
   return `<${tag} id=${nonce}>\n${body}</${tag} id=${nonce}>`;
 }

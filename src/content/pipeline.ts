@@ -15,7 +15,8 @@ import { REFUSAL_META_KEY } from "../contract/envelope.ts";
 import type { RawToolResult } from "../contract/result.ts";
 import { escapeControlCharacters } from "../contract/text.ts";
 import { assessContent, type AssessedText } from "./assess.ts";
-import { fenceUntrusted, nonceAbsentFrom } from "./fence.ts";
+import { fenceUntrusted, nonceAbsentFromPieces } from "./fence.ts";
+import { secretMarker } from "../secrets/cut.ts";
 import { Redactor, redactResult } from "./redact.ts";
 
 /** Options fixed at start. */
@@ -51,7 +52,10 @@ export function shapeToolResult(
   }
   // Redaction of both halves, decided once for a string they share (ADR-071), with the secrets
   // the tool found in the whole source withheld where it says they lie (ADR-060).
-  const { texts: cleaned, structured, redaction } = redactResult(raw, options.redactSecrets);
+  const { texts: cleaned, endsWithNewline, structured, redaction } = redactResult(
+    raw,
+    options.redactSecrets,
+  );
   // Assessed on the raw text (before redaction), so a secret cannot hide an instruction; its
   // excerpts are redacted below like every other string of the result.
   // A part's names that its text shows escaped are assessed raw beside it (ADR-116).
@@ -64,9 +68,17 @@ export function shapeToolResult(
     }
   }
   const assessment = assessContent(assessed);
-  const nonce = nonceAbsentFrom(cleaned.filter((_, i) => raw.parts[i].untrusted));
+  // The nonce is checked against what the fenced texts are made of: the parts as the tool gave
+  // them and the markers redaction put in (every rule of the audit), not the redacted texts,
+  // which a flood of secrets makes ropes of tens of thousands of pieces (ADR-127).
+  const untrusted = raw.parts.filter((part) => part.untrusted);
+  const nonce = nonceAbsentFromPieces(
+    untrusted.map((part) => part.text),
+    redaction.rules.map((r) => secretMarker(r.rule)),
+    cleaned.filter((_, i) => raw.parts[i].untrusted),
+  );
   const texts = raw.parts.map((part, i) =>
-    part.untrusted ? fenceUntrusted(cleaned[i], nonce, part.label) : part.text
+    part.untrusted ? fenceUntrusted(cleaned[i], nonce, part.label, endsWithNewline[i]) : part.text
   );
   if (redaction.applied) {
     texts.push(

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { redactSecrets, type RuleCounts } from "../secrets/find.ts";
+import { redactSecretsEnding, type RuleCounts } from "../secrets/find.ts";
 import { secretMarker } from "../secrets/cut.ts";
 import type { RedactionAudit } from "../contract/envelope.ts";
 import type { RawOk, TextPart, WithheldSecret } from "../contract/result.ts";
@@ -17,6 +17,8 @@ export type { RedactionAudit };
 /** What redacting one string gave: the text, and how many secrets of each rule it replaced. */
 interface Redacted {
   readonly text: string;
+  /** Whether `text` ends with a line feed, known without reading it (ADR-127). */
+  readonly endsWithNewline: boolean;
   readonly counts: readonly (readonly [string, number])[];
 }
 
@@ -37,10 +39,8 @@ export class RedactionMemo {
     const known = this.#seen.get(text);
     if (known) return known;
     const counts: RuleCounts = new Map();
-    const done: Redacted = {
-      text: redactSecrets(text, counts),
-      counts: [...counts],
-    };
+    const { text: redacted, endsWithNewline } = redactSecretsEnding(text, counts);
+    const done: Redacted = { text: redacted, endsWithNewline, counts: [...counts] };
     if (text.length < LONG_STRING) this.#seen.set(text, done);
     else {
       const same = this.#longByLength.get(text.length) ?? 0;
@@ -69,9 +69,14 @@ export class Redactor {
 
   /** Returns `text` with every secret replaced, counting each. */
   redact(text: string): string {
-    const { text: out, counts } = this.#memo.redact(text);
-    for (const [rule, n] of counts) this.counts.set(rule, (this.counts.get(rule) ?? 0) + n);
-    return out;
+    return this.redactEnding(text).text;
+  }
+
+  /** {@linkcode redact}, and whether the result ends with a line feed (ADR-127). */
+  redactEnding(text: string): { text: string; endsWithNewline: boolean } {
+    const done = this.#memo.redact(text);
+    for (const [rule, n] of done.counts) this.counts.set(rule, (this.counts.get(rule) ?? 0) + n);
+    return done;
   }
 
   /** Applies {@linkcode redact} to every string inside a JSON-like value. */
@@ -91,6 +96,12 @@ export class Redactor {
 export interface RedactedResult {
   /** The parts' texts (untrusted parts withheld from and redacted; others as they were). */
   readonly texts: string[];
+  /**
+   * Per part, whether its text in `texts` ends with a line feed, for the fence (ADR-127): known
+   * from the redaction without reading the text, which on a flood of secrets is a rope that any
+   * read of a character flattens.
+   */
+  readonly endsWithNewline: boolean[];
   readonly structured: Record<string, unknown>;
   readonly redaction: RedactionAudit;
 }
@@ -106,6 +117,7 @@ export function redactResult(raw: RawOk, redactSecrets: boolean): RedactedResult
   if (!redactSecrets) {
     return {
       texts: raw.parts.map((part) => part.text),
+      endsWithNewline: raw.parts.map((part) => part.text.endsWith("\n")),
       structured: raw.structured,
       redaction: mergeCounts(new Map(), new Map()),
     };
@@ -115,14 +127,18 @@ export function redactResult(raw: RawOk, redactSecrets: boolean): RedactedResult
   const structuredRedactor = new Redactor(memo);
   const withheld = raw.withheld ?? [];
   const applied = applyWithheld(raw.parts, raw.structured, withheld);
-  const texts = raw.parts.map((part, i) =>
-    part.untrusted ? textRedactor.redact(applied.texts[i]) : part.text
+  const ends = raw.parts.map((part, i) =>
+    part.untrusted
+      ? textRedactor.redactEnding(applied.texts[i])
+      : { text: part.text, endsWithNewline: part.text.endsWith("\n") }
   );
+  const texts = ends.map((e) => e.text);
+  const endsWithNewline = ends.map((e) => e.endsWithNewline);
   const structured = structuredRedactor.redactDeep(applied.structured);
   const withheldCounts = new Map<string, number>();
   for (const w of withheld) withheldCounts.set(w.rule, (withheldCounts.get(w.rule) ?? 0) + 1);
   const redaction = mergeCounts(textRedactor.counts, structuredRedactor.counts, withheldCounts);
-  return { texts, structured, redaction };
+  return { texts, endsWithNewline, structured, redaction };
 }
 
 /**

@@ -753,15 +753,87 @@ function candidatesOf(hits: Hits, ofRule: readonly number[]): Candidates | undef
   return { at, count, keyword, only: 0 };
 }
 
+/** The lists of a {@linkcode SpanList} that holds no span (never written: its length is 0). */
+const NO_SPANS = new Int32Array(0);
+
 /**
- * Spans as three parallel lists, sorted by start and disjoint once settled: no object per span
- * while the rules run (a flood of matches makes tens of thousands, and each object lived until
- * the text was replaced, ADR-093).
+ * Spans as three parallel typed lists (start, end, the rule's index in the rule set), sorted by
+ * start and disjoint once settled: no object per span while the rules run (a flood of matches
+ * makes tens of thousands, and each object lived until the text was replaced, ADR-093), and no
+ * boxed array grown by `push` either (ADR-126).
  */
-interface Spans {
-  readonly start: number[];
-  readonly end: number[];
-  readonly rule: string[];
+class SpanList {
+  // (Empty until the first span: most strings of a result have none, and a typed list costs
+  // several objects, which a structured half of 20,000 strings made 1.2–1.8× dearer.)
+  start: Int32Array<ArrayBuffer> = NO_SPANS;
+  end: Int32Array<ArrayBuffer> = NO_SPANS;
+  rule: Int32Array<ArrayBuffer> = NO_SPANS;
+  length = 0;
+
+  push(start: number, end: number, rule: number): void {
+    const n = this.length;
+    if (n === this.start.length) {
+      this.start = n === 0 ? new Int32Array(16) : grown(this.start);
+      this.end = n === 0 ? new Int32Array(16) : grown(this.end);
+      this.rule = n === 0 ? new Int32Array(16) : grown(this.rule);
+    }
+    this.start[n] = start;
+    this.end[n] = end;
+    this.rule[n] = rule;
+    this.length = n + 1;
+  }
+}
+
+/**
+ * The spans the rules claim, settled as they come (ADR-126: one object whose fields the claim
+ * reads, where a closure over `let` variables read each through its context). Overlaps go to
+ * the earlier rule: a span is kept only if it overlaps no span kept before. The spans of
+ * earlier rules are one sorted list (`kept`); a rule's own (`mine`) come in increasing order
+ * (each scan resumes past its last match), so one cursor walks the list once per rule, and a
+ * flood of matches costs no per-character occupancy map. A span out of order (none is) is
+ * checked against every span.
+ */
+class Claims {
+  kept = new SpanList();
+  mine = new SpanList();
+  /** The index of the rule whose spans are being claimed. */
+  rule = 0;
+  cursor = 0;
+  lastStart = -1;
+  inOrder = true;
+
+  /** Keeps `[start, end)` for the current rule unless it overlaps a span kept already. */
+  claim(start: number, end: number): void {
+    if (end <= start) return;
+    const mine = this.mine, kept = this.kept;
+    const n = mine.length;
+    if (start < this.lastStart) {
+      if (overlapsAny(kept, start, end) || overlapsAny(mine, start, end)) return;
+      this.inOrder = false;
+    } else {
+      let cursor = this.cursor;
+      while (cursor < kept.length && kept.end[cursor] <= start) cursor++;
+      this.cursor = cursor;
+      this.lastStart = start; // (the cursor has passed what ends before it, kept or not)
+      if (cursor < kept.length && kept.start[cursor] < end) return;
+      if (n > 0 && start < mine.end[n - 1]) return;
+      if (n > 0 && start < mine.start[n - 1]) this.inOrder = false;
+    }
+    mine.push(start, end, this.rule);
+  }
+
+  /** The current rule is done: its spans join the kept ones, and the next rule starts. */
+  settle(next: number): void {
+    if (this.mine.length > 0) {
+      const mine = this.inOrder ? this.mine : sortedSpans(this.mine);
+      this.kept = this.kept.length === 0 ? mine : merged(this.kept, mine);
+      this.mine = new SpanList();
+    }
+    this.rule = next;
+    this.cursor = 0;
+    this.lastStart = -1;
+    this.inOrder = true;
+  }
 }
 
 /** Every secret in `text`, sorted by position, none overlapping. */
@@ -771,97 +843,61 @@ export function findSecrets(
 ): SecretSpan[] {
   const spans = findSpans(text, rules);
   const out: SecretSpan[] = [];
-  for (let i = 0; i < spans.start.length; i++) {
-    out.push({ start: spans.start[i], end: spans.end[i], rule: spans.rule[i] });
+  for (let i = 0; i < spans.length; i++) {
+    out.push({ start: spans.start[i], end: spans.end[i], rule: rules[spans.rule[i]].id });
   }
   return out;
 }
 
-function findSpans(text: string, rules: readonly SecretRule[]): Spans {
+function findSpans(text: string, rules: readonly SecretRule[]): SpanList {
   const table = keywordTable(rules);
   const hits = hitsOf(text, table, scanKeywords(text, table));
-  // Overlaps go to the earlier rule: a span is kept only if it overlaps no span kept before.
-  // The spans of earlier rules are one sorted list; a rule's own come in increasing order
-  // (each scan resumes past its last match), so one cursor walks the list once per rule, and
-  // a flood of matches costs no per-character occupancy map. A span out of order (none is)
-  // would be checked against every span.
-  let kept: Spans = { start: [], end: [], rule: [] };
-  let mine: Spans = { start: [], end: [], rule: [] };
-  let cursor = 0, lastStart = -1, inOrder = true;
-  const claim = (start: number, end: number, rule: string) => {
-    if (end <= start) return;
-    const n = mine.start.length;
-    if (start < lastStart) {
-      if (overlapsAny(kept, start, end) || overlapsAny(mine, start, end)) return;
-      inOrder = false;
-    } else {
-      while (cursor < kept.start.length && kept.end[cursor] <= start) cursor++;
-      lastStart = start; // (the cursor has passed what ends before it, kept or not)
-      if (cursor < kept.start.length && kept.start[cursor] < end) return;
-      if (n > 0 && start < mine.end[n - 1]) return;
-      if (n > 0 && start < mine.start[n - 1]) inOrder = false;
-    }
-    mine.start.push(start);
-    mine.end.push(end);
-    mine.rule.push(rule);
-  };
+  const claims = new Claims();
   rules.forEach((rule, i) => {
-    if (isBlockRule(rule)) findBlocks(rule, text, claim);
+    claims.settle(i);
+    if (isBlockRule(rule)) findBlocks(rule, text, claims);
     else {
       const ofRule = table.ofRule[i]!;
       if (!rule.ignoreCase) {
         const first = ofRule.map((e) => hits.count[e] > 0 ? hits.pos[e]![0] : -1);
-        if (first.some((at) => at >= 0)) findPattern(rule, text, first, claim);
+        if (first.some((at) => at >= 0)) findPattern(rule, text, first, claims);
       } else {
         const candidates = candidatesOf(hits, ofRule);
-        if (candidates) findPattern(rule, text, candidates, claim);
+        if (candidates) findPattern(rule, text, candidates, claims);
       }
     }
-    if (mine.start.length > 0) {
-      if (!inOrder) mine = sortedSpans(mine);
-      kept = kept.start.length === 0 ? mine : merged(kept, mine);
-      mine = { start: [], end: [], rule: [] };
-    }
-    cursor = 0;
-    lastStart = -1;
-    inOrder = true;
   });
-  return kept;
+  claims.settle(0);
+  return claims.kept;
 }
 
-function overlapsAny(spans: Spans, start: number, end: number): boolean {
-  for (let i = 0; i < spans.start.length; i++) {
+function overlapsAny(spans: SpanList, start: number, end: number): boolean {
+  for (let i = 0; i < spans.length; i++) {
     if (spans.start[i] < end && start < spans.end[i]) return true;
   }
   return false;
 }
 
 /** `spans` sorted by start. */
-function sortedSpans(spans: Spans): Spans {
-  const order = spans.start.map((_, i) => i).sort((x, y) => spans.start[x] - spans.start[y]);
-  return {
-    start: order.map((i) => spans.start[i]),
-    end: order.map((i) => spans.end[i]),
-    rule: order.map((i) => spans.rule[i]),
-  };
+function sortedSpans(spans: SpanList): SpanList {
+  const order = Array.from({ length: spans.length }, (_, i) => i)
+    .sort((x, y) => spans.start[x] - spans.start[y]);
+  const out = new SpanList();
+  for (const i of order) out.push(spans.start[i], spans.end[i], spans.rule[i]);
+  return out;
 }
 
 /** Two sorted lists of spans, none overlapping another, as one sorted by start. */
-function merged(a: Spans, b: Spans): Spans {
-  const out: Spans = { start: [], end: [], rule: [] };
-  const push = (from: Spans, i: number) => {
-    out.start.push(from.start[i]);
-    out.end.push(from.end[i]);
-    out.rule.push(from.rule[i]);
-  };
+function merged(a: SpanList, b: SpanList): SpanList {
+  const out = new SpanList();
   let i = 0, j = 0;
-  const na = a.start.length, nb = b.start.length;
+  const na = a.length, nb = b.length;
   while (i < na && j < nb) {
-    if (a.start[i] < b.start[j]) push(a, i++);
-    else push(b, j++);
+    if (a.start[i] < b.start[j]) out.push(a.start[i], a.end[i], a.rule[i++]);
+    else out.push(b.start[j], b.end[j], b.rule[j++]);
   }
-  while (i < na) push(a, i++);
-  while (j < nb) push(b, j++);
+  for (; i < na; i++) out.push(a.start[i], a.end[i], a.rule[i]);
+  for (; j < nb; j++) out.push(b.start[j], b.end[j], b.rule[j]);
   return out;
 }
 
@@ -928,8 +964,6 @@ export function passesFollows(rule: PatternRule, text: string, at: number): bool
   return !steps || follows(text, at, steps);
 }
 
-type Claim = (start: number, end: number, rule: string) => void;
-
 /**
  * The gate is searched only for a rule with at least this many candidates, one per
  * `GATE_DENSITY` code units of the text or more.
@@ -966,14 +1000,75 @@ function firstFrom(offsets: Int32Array, n: number, from: number, pos: number): n
 /** After this many candidates in a row that the gate let through, a scan stops using it. */
 const GATE_GIVE_UP = 8;
 
-/** How many values one rule's scan remembers the verdict of. */
-const MAX_VERDICTS = 256;
+/**
+ * How many values one rule's scan remembers the verdict of: a table of this many slots, a value
+ * in the slot its length and three of its code units name (see {@linkcode verdictSlot}).
+ */
+const VERDICT_SLOTS = 256;
+
+/**
+ * The slot of a value in a rule's verdict table: from its length, first, middle and last code
+ * units. Values that share a slot evict each other, which costs a verdict, never a wrong one:
+ * a slot's value is compared whole before its verdict is used (ADR-126).
+ */
+export function verdictSlot(secret: string): number {
+  const n = secret.length;
+  return (Math.imul(n, 0x9e3779b1) ^ Math.imul(secret.charCodeAt(0), 0x85ebca6b) ^
+    Math.imul(secret.charCodeAt(n >> 1), 0xc2b2ae35) ^
+    Math.imul(secret.charCodeAt(n - 1), 0x27d4eb2f)) >>> 24;
+}
+
+/**
+ * One rule's verdicts on the values its scan found (entropy, placeholder, the rule's own check),
+ * remembered in {@linkcode VERDICT_SLOTS} slots made at the second value judged (most scans
+ * judge one or none). A Map of 256 values, cleared when full, cost about 450 ns per distinct
+ * value on a flood of them (ADR-126); apart from the scan, whose loop stays as small as before.
+ */
+class Verdicts {
+  readonly #rule: PatternRule;
+  #first: string | undefined;
+  #firstVerdict = false;
+  #judged: (string | undefined)[] | undefined;
+  #verdicts: Uint8Array | undefined;
+
+  constructor(rule: PatternRule) {
+    this.#rule = rule;
+  }
+
+  /** Whether `secret` is kept as a secret of the rule. */
+  of(secret: string): boolean {
+    if (this.#first === undefined) {
+      this.#first = secret;
+      return this.#firstVerdict = judge(this.#rule, secret);
+    }
+    let judged = this.#judged, verdicts = this.#verdicts;
+    if (judged === undefined || verdicts === undefined) {
+      judged = this.#judged = new Array(VERDICT_SLOTS).fill(undefined);
+      verdicts = this.#verdicts = new Uint8Array(VERDICT_SLOTS);
+      const slot = verdictSlot(this.#first);
+      judged[slot] = this.#first;
+      verdicts[slot] = this.#firstVerdict ? 1 : 0;
+    }
+    const slot = verdictSlot(secret);
+    if (judged[slot] === secret) return verdicts[slot] === 1;
+    const verdict = judge(this.#rule, secret);
+    judged[slot] = secret;
+    verdicts[slot] = verdict ? 1 : 0;
+    return verdict;
+  }
+}
+
+/** Whether `rule` keeps `secret`: entropy floor, not a placeholder, the rule's own check. */
+function judge(rule: PatternRule, secret: string): boolean {
+  return !(rule.minEntropy !== undefined && shannonEntropy(secret) < rule.minEntropy) &&
+    !isPlaceholder(secret) && !(rule.accept && !rule.accept(secret));
+}
 
 function findPattern(
   rule: PatternRule,
   text: string,
   from: Candidates | number[],
-  claim: Claim,
+  claims: Claims,
 ): void {
   const ready = prepared(rule);
   const { re, keywords, notAfter, notBefore, follows: steps } = ready;
@@ -987,7 +1082,8 @@ function findPattern(
   const offsets = candidates?.at, which = candidates?.keyword, only = candidates?.only ?? 0;
   const count = candidates?.count ?? 0;
   let next = 0;
-  const verdicts = new Map<string, boolean>();
+  // The last value is compared first: a flood of one value then costs a comparison (ADR-087).
+  let verdicts: Verdicts | undefined; // (made at the first value: most scans judge none)
   let lastSecret: string | undefined, lastVerdict = false;
   const gate = ready.gate;
   // Where the tail probe next matches (see tailOf).
@@ -1088,23 +1184,13 @@ function findPattern(
     }
     pos = k + Math.max(1, matched);
     if (notBefore && continuesRun(notBefore, text.charCodeAt(k + matched))) continue;
-    // A value a flood repeats is judged once (entropy, placeholder, the rule's own check). The
-    // last value is compared first: a fresh string is hashed for every map lookup, and a flood
-    // of one value then costs a comparison (ADR-087).
-    let verdict: boolean | undefined;
-    if (secret === lastSecret) verdict = lastVerdict;
-    else {
-      verdict = verdicts.get(secret);
-      if (verdict === undefined) {
-        verdict = !(rule.minEntropy !== undefined && shannonEntropy(secret) < rule.minEntropy) &&
-          !isPlaceholder(secret) && !(rule.accept && !rule.accept(secret));
-        if (verdicts.size >= MAX_VERDICTS) verdicts.clear();
-        verdicts.set(secret, verdict);
-      }
-      lastSecret = secret;
-      lastVerdict = verdict;
-    }
-    if (verdict) claim(start, start + secret.length, rule.id);
+    // A value a flood repeats is judged once (entropy, placeholder, the rule's own check).
+    const verdict: boolean = secret === lastSecret
+      ? lastVerdict
+      : (verdicts ??= new Verdicts(rule)).of(secret);
+    lastSecret = secret;
+    lastVerdict = verdict;
+    if (verdict) claims.claim(start, start + secret.length);
   }
 }
 
@@ -1121,7 +1207,7 @@ function isBodyChar(c: number): boolean {
  * without its closing line within `maxBody` is redacted from the opening
  * line to the end of its body, so a cut-off key is withheld too.
  */
-function findBlocks(rule: BlockRule, text: string, claim: Claim): void {
+function findBlocks(rule: BlockRule, text: string, claims: Claims): void {
   const [keyword] = rule.keywords;
   let pos = 0;
   for (;;) {
@@ -1169,7 +1255,7 @@ function findBlocks(rule: BlockRule, text: string, claim: Claim): void {
         break;
       }
     }
-    claim(k, end, rule.id);
+    claims.claim(k, end);
     pos = Math.max(end, k + 1);
   }
 }
@@ -1183,39 +1269,74 @@ export function replaceSpans(
   spans: readonly SecretSpan[],
   counts?: RuleCounts,
 ): string {
-  return replaceParallel(
-    text,
-    {
-      start: spans.map((s) => s.start),
-      end: spans.map((s) => s.end),
-      rule: spans.map((s) => s.rule),
-    },
-    counts,
-  );
+  const names: string[] = [], index = new Map<string, number>();
+  const list = new SpanList();
+  for (const { start, end, rule } of spans) {
+    let r = index.get(rule);
+    if (r === undefined) index.set(rule, r = names.push(rule) - 1);
+    list.push(start, end, r);
+  }
+  return replaceParallel(text, list, names, counts);
 }
 
-function replaceParallel(text: string, spans: Spans, counts?: RuleCounts): string {
-  const n = spans.start.length;
+/** `text` with each span of `spans` replaced by its rule's marker (`names[rule]`). */
+function replaceParallel(
+  text: string,
+  spans: SpanList,
+  names: readonly string[],
+  counts?: RuleCounts,
+): string {
+  const n = spans.length;
   if (n === 0) return text;
   let out = "";
   let at = 0;
-  let rule = "", marker = "", run = 0;
+  let rule = -1, marker = "", run = 0;
   for (let i = 0; i < n; i++) {
     // (Each rule's marker built once per run of its spans, not once per span; counted per run.)
     if (spans.rule[i] !== rule) {
-      if (run > 0) counts?.set(rule, (counts.get(rule) ?? 0) + run);
-      marker = `[redacted:${rule = spans.rule[i]}]`;
+      if (run > 0) counts?.set(names[rule], (counts.get(names[rule]) ?? 0) + run);
+      marker = `[redacted:${names[rule = spans.rule[i]]}]`; // (cut.ts's secretMarker)
       run = 0;
     }
     out += text.slice(at, spans.start[i]) + marker;
     at = spans.end[i];
     run++;
   }
-  if (run > 0) counts?.set(rule, (counts.get(rule) ?? 0) + run);
+  if (run > 0) counts?.set(names[rule], (counts.get(names[rule]) ?? 0) + run);
   return out + text.slice(at);
 }
 
+/** The rules' ids by index, as spans name them. */
+const RULE_IDS = SECRET_RULES.map((rule) => rule.id);
+
 /** `text` with every secret replaced, counting each by rule. */
 export function redactSecrets(text: string, counts?: RuleCounts): string {
-  return replaceParallel(text, findSpans(text, SECRET_RULES), counts);
+  return replaceParallel(text, findSpans(text, SECRET_RULES), RULE_IDS, counts);
+}
+
+/**
+ * {@linkcode redactSecrets}, and whether its result ends with a line feed, told from `text` and
+ * the last span rather than by reading the result (ADR-127): on a flood of secrets that result
+ * is a rope of a piece and a marker per secret, and any read of a character of it flattens the
+ * whole (the fence asked, then the response's join copied it again). It ends with `text`'s last
+ * character unless the last span reaches the end, and then with the marker's `]`.
+ */
+export function redactSecretsEnding(
+  text: string,
+  counts?: RuleCounts,
+  rules: readonly SecretRule[] = SECRET_RULES,
+): { text: string; endsWithNewline: boolean } {
+  const spans = findSpans(text, rules);
+  const n = spans.length;
+  const last = text.length - 1;
+  return {
+    text: replaceParallel(
+      text,
+      spans,
+      rules === SECRET_RULES ? RULE_IDS : rules.map((rule) => rule.id),
+      counts,
+    ),
+    endsWithNewline: last >= 0 && text.charCodeAt(last) === 0x0a &&
+      (n === 0 || spans.end[n - 1] <= last),
+  };
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { floorScan } from "../../scripts/lib/floor_scan.ts";
+import { firstPage, floorScan } from "../../scripts/lib/floor_scan.ts";
 
 async function fixture(): Promise<
   { root: string; files: string[] } & AsyncDisposable
@@ -64,7 +64,16 @@ Deno.test("bench:floor's scoped scan really holds the tool worker's grant: a fil
 });
 
 Deno.test("bench:floor refuses arguments it cannot honour, with its usage", async () => {
-  for (const args of [["--threads", "0"], ["--rounds", "x"], ["--needle", "lower case"]]) {
+  for (
+    const args of [
+      ["--threads", "0"],
+      ["--rounds", "x"],
+      ["--needle", "lower case"],
+      ["--first", "0"],
+      ["--first-needle", "export_symbol"],
+      ["--rows", "some"],
+    ]
+  ) {
     const out = await new Deno.Command(Deno.execPath(), {
       args: [
         "run",
@@ -104,4 +113,51 @@ Deno.test("bench:floor's walk lists every entry below the root once, skipping .g
     await Deno.remove(root, { recursive: true });
     await Deno.remove(outside, { recursive: true });
   }
+});
+
+Deno.test("bench:floor's first page reads every file up to the one holding the Nth match, and expects all of that file's lines", () => {
+  const sorted = ["a.c", "b.c", "c.c", "d.c", "e.c"];
+  // rg --sort path: two lines in a.c, none in b.c, three in c.c, one in e.c.
+  const matched = ["a.c", "a.c", "c.c", "c.c", "c.c", "e.c"];
+  // The 3rd match is in c.c: a.c, b.c (no match, still read) and c.c, with c.c's every line.
+  assert.deepEqual(firstPage(sorted, matched, 3), {
+    relative: ["a.c", "b.c", "c.c"],
+    lastFile: "c.c",
+    expected: 5,
+  });
+  // The 6th is e.c's: d.c is read too though it holds none.
+  assert.deepEqual(firstPage(sorted, matched, 6), {
+    relative: sorted,
+    lastFile: "e.c",
+    expected: 6,
+  });
+  assert.match(firstPage(sorted, matched, 7) as string, /fewer than 7/);
+  assert.match(firstPage(["a.c"], ["z.c"], 1) as string, /not in ripgrep's file list/);
+});
+
+Deno.test("bench:floor's warm-up pass is not counted, and a warm prefilter still finds the timed job's needle (a new needle rebuilds it)", async () => {
+  await using tree = await fixture();
+  const { root, files } = tree;
+  // Warmed on c.c alone, timed on a.c, b.c, c.c: only the timed files are reported.
+  const run = await floorScan(files.slice(0, 3), {
+    root,
+    grant: "tool worker",
+    mode: "prefilter",
+    needle: "Linus Torvalds",
+    threads: 2,
+    warm: [files[2]],
+  });
+  assert.equal(run.report.files, 3);
+  assert.equal(run.report.lines, 3);
+  // The same workers' kept prefilter is per needle: warmed on one, timed on another.
+  const other = await floorScan(files.slice(0, 3), {
+    root,
+    grant: "every permission",
+    mode: "prefilter",
+    needle: "another",
+    threads: 1,
+    warm: files.slice(0, 3),
+  });
+  assert.equal(other.report.files, 3);
+  assert.equal(other.report.lines, 1, 'only b.c\'s line holds "another"');
 });

@@ -7,6 +7,7 @@ import {
   fenceUntrusted,
   newNonce,
   nonceAbsentFrom,
+  nonceAbsentFromPieces,
 } from "../../src/content/fence.ts";
 
 Deno.test("fence: a nonce is 32 lowercase hex digits (128 bits, over the 64 required)", () => {
@@ -128,4 +129,57 @@ Deno.test("fence, attack: nonces drawn across many refills of the random pool ne
   for (const nonce of seen) for (const c of nonce) counts[parseInt(c, 16)]++;
   const mean = (5000 * 32) / 16;
   for (const count of counts) assert.ok(Math.abs(count - mean) < mean * 0.05, String(counts));
+});
+
+Deno.test("attack: a nonce the redacted text would hold is drawn again when checked on its pieces (sources and markers, ADR-127)", () => {
+  const hex = "0123456789abcdef0123456789abcdef";
+  const fresh = "fedcba9876543210fedcba9876543210";
+  // In a source, in any case: drawn again, even where redaction removed it (the check may
+  // refuse a nonce the redacted text lacks, never accept one it holds).
+  for (const source of [`key ${hex} end`, `key ${hex.toUpperCase()} end`]) {
+    let i = 0;
+    const draws = [hex, fresh];
+    const nonce = nonceAbsentFromPieces([source], [], [source], () => draws[i++]);
+    assert.equal(nonce, fresh, source);
+  }
+  // Inside a marker only (a withheld secret's rule named by a buggy or hostile tool).
+  const marker = `[redacted:${hex}]`;
+  const made = `before ${marker} after`;
+  let i = 0;
+  const nonce = nonceAbsentFromPieces(
+    ["before ", " after"],
+    [marker],
+    [made],
+    () => [hex, fresh][i++],
+  );
+  assert.equal(nonce, fresh, "a nonce inside a marker is seen");
+  assert.equal(made.split(nonce).length, 1);
+});
+
+Deno.test("attack: halves of a nonce around a secret are not joined by redaction's markers, and a marker without brackets is checked on the made text", () => {
+  const hex = "0123456789abcdef0123456789abcdef";
+  const fresh = "fedcba9876543210fedcba9876543210";
+  // The raw text holds each half beside a secret; the redacted text puts a bracketed marker
+  // between them, so the nonce occurs in neither and is accepted.
+  const made = `${hex.slice(0, 16)}[redacted:x]${hex.slice(16)}`;
+  let i = 0;
+  const ok = nonceAbsentFromPieces(
+    [`${hex.slice(0, 16)}SECRETVALUE${hex.slice(16)}`],
+    ["[redacted:x]"],
+    [made],
+    () => [hex, fresh][i++],
+  );
+  assert.equal(ok, hex);
+  assert.equal(fenceUntrusted(made, ok).split(ok).length, 3, "only the two fence markers hold it");
+  // A marker of hex digits between two halves does join them: the pieces argument no longer
+  // holds, so the made text itself is searched.
+  const joined = `${hex.slice(0, 12)}${hex.slice(12, 20)}${hex.slice(20)}`;
+  i = 0;
+  const checked = nonceAbsentFromPieces(
+    [hex.slice(0, 12) + "SECRET" + hex.slice(20)],
+    [hex.slice(12, 20)],
+    [joined],
+    () => [hex, fresh][i++],
+  );
+  assert.equal(checked, fresh, "an unbracketed marker falls back to the made text");
 });

@@ -66,3 +66,43 @@ Deno.test("redact-memo: attack — long strings of one length cannot pass for ea
   );
   assert.deepEqual(redaction.rules, [{ rule: "github-token", count: 1 }]);
 });
+
+Deno.test("redact-memo: attack — whether a redacted part ends with a line feed is told right without reading it (a secret or a withheld piece at the very end, ADR-127)", async () => {
+  // The fence adds a line feed before its closing marker unless the text ends with one; the
+  // redaction says which without reading its result. A secret that ends the text leaves it
+  // ending with a marker's `]`, a withheld piece over the final line feed too, and anything
+  // else with the text's own last character. Checked against reading the result, on every
+  // rule's samples at the end of the text, with and without line feeds, through the pipeline.
+  const { shapeToolResult } = await import("../../src/content/pipeline.ts");
+  const { SECRET_RULES } = await import("../../src/secrets/catalogue.ts");
+  const texts = [""];
+  for (const rule of SECRET_RULES) {
+    for (const sample of [...rule.samples().match, ...rule.samples().noMatch]) {
+      texts.push(sample, `${sample}\n`, `x\n${sample}`, `${sample}\n\n`, `${sample} ${sample}`);
+    }
+  }
+  let atEnd = 0;
+  for (const text of texts) {
+    for (const withheld of [undefined, text.length > 0 ? text.length - 1 : undefined]) {
+      const raw = {
+        kind: "ok" as const,
+        parts: [{ text, untrusted: true as const, label: "file-content" as const }],
+        structured: {},
+        ...(withheld === undefined ? {} : {
+          withheld: [{
+            rule: "generic-secret",
+            pieces: [{ at: { part: 0 }, start: withheld, end: text.length }],
+          }],
+        }),
+      };
+      const { texts: out, endsWithNewline } = redactResult(raw, true);
+      assert.equal(endsWithNewline[0], out[0].endsWith("\n"), JSON.stringify(text));
+      if (out[0].endsWith("]") && out[0] !== text) atEnd++;
+      const shaped = shapeToolResult(raw, { redactSecrets: true });
+      const block = (shaped.content[0] as { text: string }).text;
+      const body = out[0] === "" || out[0].endsWith("\n") ? out[0] : out[0] + "\n";
+      assert.ok(block.includes(`>\n${body}</untrusted-file-content id=`), JSON.stringify(text));
+    }
+  }
+  assert.ok(atEnd > 20, `${atEnd} texts ended with a marker`);
+});

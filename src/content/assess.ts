@@ -15,6 +15,18 @@
 
 import { escapeControlCharacters } from "../contract/text.ts";
 import { BIDI, foldCounting, foldInto, foldUnits, SPECIAL, stripEscapes, TAGS } from "./fold.ts";
+import {
+  curlMay,
+  curlOrWgetAt,
+  findWitnesses,
+  releaseWitnesses,
+  stopAfter,
+  WITNESS_AFTER,
+  WITNESS_CHUNK,
+  WITNESS_REACH,
+  witnessReach,
+  witnessWithin,
+} from "./upload_reader.ts";
 
 /** Assessment levels, lowest first. */
 export const LEVELS = ["none", "low", "elevated", "high"] as const;
@@ -643,6 +655,8 @@ const LINE_WORD_REACH = 8;
 /** Classes whose word candidates need a confirming word, and how far it may be. */
 const CONFIRMED = FOLDED_CLASSES.reduce((m, c, k) => c.confirm ? m | (1 << k) : m, 0);
 const REACH = FOLDED_CLASSES.map((c) => c.confirm?.reach ?? 0);
+/** Index of `command_upload` among the folded classes (its curl/wget reader: ADR-124). */
+const UPLOAD = FOLDED_CLASSES.findIndex((c) => c.id === "command_upload");
 
 let scratch = new Uint8Array(0);
 /**
@@ -896,6 +910,71 @@ function gateCandidates(bytes: Uint8Array, length: number): void {
   }
 }
 
+/** The curl/wget candidates of the current text (ADR-124): how far its witnesses are found. */
+const upload = {
+  /** Candidates seen (up to WITNESS_AFTER). */
+  candidates: 0,
+  /** 0: witnesses not used yet, 1: used (found up to `to`), 2: no longer (they let too few go). */
+  state: 0,
+  to: 0,
+  /** Candidates of the current chunk checked against the witnesses, and those let go. */
+  checked: 0,
+  skipped: 0,
+};
+function resetUploadState(): void {
+  upload.candidates =
+    upload.state =
+    upload.to =
+    upload.checked =
+    upload.skipped =
+      0;
+}
+/**
+ * False only where `command_upload` cannot match at `at` (a word candidate: the gate's list
+ * from entry `w` holds what follows it). At `curl` or `wget` of an ASCII text (`u`, `end`:
+ * its code units): in a flood (32 candidates, at least one per 512 units) none is read
+ * without a witness within its reach, while the witnesses let 3 in 4 go; then the reader.
+ */
+function uploadMay(u: Uint8Array, end: number, at: number, w: number): boolean {
+  if (!curlOrWgetAt(u, end, at)) return true;
+  if (upload.state === 0 && ++upload.candidates >= WITNESS_AFTER) {
+    if (at < upload.candidates * 512) upload.state = 1;
+  }
+  if (upload.state === 1) {
+    const reach = Math.min(at + WITNESS_REACH + 1, end);
+    while (upload.state === 1 && upload.to < reach) {
+      if (upload.to > 0 && upload.checked >= 64 && upload.skipped * 4 < upload.checked * 3) {
+        upload.state = 2;
+      } else {
+        const from = upload.to;
+        upload.to = Math.min(from + WITNESS_CHUNK, end);
+        findWitnesses(u, end, from, upload.to);
+        upload.checked = upload.skipped = 0;
+      }
+    }
+    if (upload.state === 1) {
+      upload.checked++;
+      // The farthest reach first: in a flood without witnesses no stop is looked for.
+      if (
+        !witnessWithin(at, at + WITNESS_REACH) ||
+        !witnessWithin(
+          at,
+          witnessReach(
+            u,
+            end,
+            at,
+            stopAfter(u, end, wordPairs.list, wordPairs.count, w, 1 << UPLOAD, at),
+          ),
+        )
+      ) {
+        upload.skipped++;
+        return false;
+      }
+    }
+  }
+  return curlMay(u, end, at);
+}
+
 /** Untrusted text to assess: the text and the source line number of each of its lines. */
 export interface AssessedText {
   readonly text: string;
@@ -1047,6 +1126,9 @@ export function assessContent(parts: readonly AssessedText[]): ContentAssessment
     // (the first class that matches there is recorded, as the single alternation before ADR-072
     // did); a class that has its findings is not tried again, so a flood stops costing.
     gateCandidates(bytes, length);
+    // An ASCII text's bytes are its code units (the curl/wget reader reads them).
+    const unitsAreBytes = length === hay.length;
+    resetUploadState();
     // The word candidates and the symbol candidates, merged with the ordered list: a start that
     // several hold is one candidate, with all their classes.
     let live = 0;
@@ -1093,6 +1175,10 @@ export function assessContent(parts: readonly AssessedText[]): ContentAssessment
       mask &= ~fullMask & ~GLUED;
       for (let k = 0; mask !== 0; k++, mask >>>= 1) {
         if ((mask & 1) === 0) continue;
+        // At curl or wget in an ASCII text, the reader first (ADR-124): the pattern is tried
+        // only if a payload may start within the candidate's words.
+        // At curl or wget in an ASCII text, the witnesses and the reader first (ADR-124).
+        if (k === UPLOAD && unitsAreBytes && !uploadMay(bytes, length, at, w)) continue;
         const re = STICKY[k];
         re.lastIndex = at;
         if (re.test(hay)) {
@@ -1104,6 +1190,7 @@ export function assessContent(parts: readonly AssessedText[]): ContentAssessment
     for (const at of glued) recordFolded(CHAT_TEMPLATE, at);
   }
   releaseBuffers();
+  releaseWitnesses();
   let keep = 1;
   for (const cls of SIGNAL_CLASSES) if (byClass.has(cls.id)) keep *= 1 - cls.weight;
   const risk = Math.round((1 - keep) * 1000) / 1000;

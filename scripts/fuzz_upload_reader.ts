@@ -132,11 +132,16 @@ function unicodeize(s: string): string {
   }
   return out;
 }
-const key = (text: string) => JSON.stringify(assessContent([{ text }]));
-const ref = (text: string) => JSON.stringify(referenceAssess([{ text }]));
+type Part = { text: string; numbered?: boolean };
+const asParts = (text: string | Part[]): Part[] => typeof text === "string" ? [{ text }] : text;
+const key = (text: string | Part[]) => JSON.stringify(assessContent(asParts(text)));
+const ref = (text: string | Part[]) => JSON.stringify(referenceAssess(asParts(text)));
+/** `text` as read_file shows it: `N\t` before each line. */
+const numbered = (text: string) =>
+  text.split("\n").map((l, i) => `${String(i + 1).padStart(6)}\t${l}`).join("\n");
 let compared = 0, matched = 0, differ = 0;
 const corpus: string[] = [];
-function check(text: string, what: string) {
+function check(text: string | Part[], what: string) {
   compared++;
   const a = key(text), b = ref(text);
   if (b.includes('"command_upload"')) matched++;
@@ -167,6 +172,12 @@ for (let n = 0; n < cases; n++) {
   check(FLOOD + c + " " + FLOOD, `#${n} flood`);
   check(FLOOD + "\n" + c + "\n" + FLOOD, `#${n} flood line`);
   check(FLOOD + c + " " + FLOOD2 + c, `#${n} flood2`);
+  if (n % 4 === 0) {
+    // Several parts (the state is per part) and numbered text (read_file's prefixes).
+    check([{ text: FLOOD }, { text: c + " " + FLOOD }], `#${n} second part`);
+    check([{ text: FLOOD + c }, { text: FLOOD2 }], `#${n} first part`);
+    check([{ text: numbered(FLOOD + "\n" + c + "\n" + FLOOD), numbered: true }], `#${n} numbered`);
+  }
   if (n % 50 === 0) {
     // Around a chunk's end: the command's start at 65,536 + shift.
     const shift = int(10_000) - 5_000;

@@ -423,6 +423,13 @@ function withPlantedNonces(body: (planted: (block: number) => string) => void): 
     for (const before = fills; fills === before;) newNonce();
     body(planted);
   } finally {
+    // The rest of the planted pool is drawn away, so the next nonce comes from a real fill.
+    let refilled = false;
+    crypto.getRandomValues = (<T extends ArrayBufferView | null>(array: T): T => {
+      refilled = true;
+      return real.call(crypto, array as unknown as Uint8Array) as unknown as T;
+    }) as typeof crypto.getRandomValues;
+    while (!refilled) newNonce();
     crypto.getRandomValues = real;
   }
 }

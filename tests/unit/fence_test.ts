@@ -183,3 +183,51 @@ Deno.test("attack: halves of a nonce around a secret are not joined by redaction
   );
   assert.equal(checked, fresh, "an unbracketed marker falls back to the made text");
 });
+
+Deno.test("attack: fuzz — no nonce checked on pieces and markers is accepted while the made text holds it, in any case (ADR-127)", () => {
+  // Short hex nonces, so that they occur often: the argument (a run of hex digits cannot cross
+  // a bracket) holds for any length. Sources of hex digits in both cases and characters that
+  // change when lowercased; made texts cut from them as redaction does, with bracketed markers
+  // (some naming a hex rule), or unbracketed ones, which must send the check to the made text.
+  const next = mulberry32(0x127);
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(next() * xs.length)];
+  const ALPHABET = [..."0123456789abcdefABCDEF", "x", " ", "\n", "İ", "\u212a", "\uff11", "["];
+  let accepted = 0, refused = 0;
+  for (let n = 0; n < 3_000; n++) {
+    const source = Array.from({ length: 8 + Math.floor(next() * 40) }, () => pick(ALPHABET))
+      .join("");
+    const bracketed = next() < 0.8;
+    const markers = [
+      bracketed ? pick(["[redacted:x]", "[redacted:ab]", "[redacted:c0ffee]"]) : pick(["ab", "0f"]),
+    ];
+    let made = "", at = 0;
+    while (at < source.length) {
+      const start = at + Math.floor(next() * 6), end = start + Math.floor(next() * 5);
+      if (start >= source.length) break;
+      // Each cut (possibly empty) is replaced by the marker, as redaction and withholding do.
+      made += source.slice(at, start) + markers[0];
+      at = Math.min(end, source.length);
+    }
+    made += source.slice(at);
+    // Candidates: hex runs of the made text in either case, and random ones.
+    const lower = made.toLowerCase();
+    const from = Math.floor(next() * made.length), length = 2 + Math.floor(next() * 4);
+    const candidates = [
+      lower.slice(from, from + length),
+      Array.from({ length }, () => pick([..."0123456789abcdef"])).join(""),
+    ].filter((c) => /^[0-9a-f]+$/.test(c));
+    for (const nonce of candidates) {
+      const draws = [nonce, "zz"];
+      let i = 0;
+      const got = nonceAbsentFromPieces([source], markers, [made], () => draws[i++]);
+      if (got === nonce) {
+        accepted++;
+        assert.ok(
+          !lower.includes(nonce),
+          `accepted ${nonce} held by ${JSON.stringify(made)} (from ${JSON.stringify(source)})`,
+        );
+      } else refused++;
+    }
+  }
+  assert.ok(accepted > 300 && refused > 300, `${accepted} accepted, ${refused} refused`);
+});

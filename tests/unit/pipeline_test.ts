@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { shapeToolResult } from "../../src/content/pipeline.ts";
+import { newNonce } from "../../src/content/fence.ts";
 import { DEFAULT_REMEDIES, refusal } from "../../src/contract/refusal.ts";
 import type { RawOk } from "../../src/contract/result.ts";
 import { escapeControlCharacters, EscapedNames } from "../../src/contract/text.ts";
@@ -396,4 +397,98 @@ Deno.test("pipeline: raw names out of order, or holding newlines, are still repo
     "bidi_control@2",
     "invisible_characters@4",
   ]);
+});
+
+/**
+ * Runs `body` with `crypto.getRandomValues` filling predictably, from the start of a fresh
+ * pool: the nonces `newNonce` draws next are `planted(1)`, `planted(2)`, … (block 0 is drawn
+ * here), so a test can put them in the content before the pipeline draws them.
+ */
+function withPlantedNonces(body: (planted: (block: number) => string) => void): void {
+  const byte = (block: number, i: number) => (0xa7 + block * 29 + i * 13) & 0xff;
+  const planted = (block: number) =>
+    Array.from({ length: 16 }, (_, i) => byte(block, i).toString(16).padStart(2, "0")).join("");
+  const real = crypto.getRandomValues;
+  let fills = 0;
+  crypto.getRandomValues = (<T extends ArrayBufferView | null>(array: T): T => {
+    fills++;
+    const bytes = array as unknown as Uint8Array;
+    for (let j = 0; j < bytes.length; j++) bytes[j] = byte(j >> 4, j & 15);
+    return array;
+  }) as typeof crypto.getRandomValues;
+  try {
+    // Draw until the pool is refilled (from the fill above), then the next is block 1.
+    for (const before = fills; fills === before;) newNonce();
+    assert.equal(newNonce(), planted(1), "the planted pool is what newNonce draws");
+    for (const before = fills; fills === before;) newNonce();
+    body(planted);
+  } finally {
+    // The rest of the planted pool is drawn away, so the next nonce comes from a real fill.
+    let refilled = false;
+    crypto.getRandomValues = (<T extends ArrayBufferView | null>(array: T): T => {
+      refilled = true;
+      return real.call(crypto, array as unknown as Uint8Array) as unknown as T;
+    }) as typeof crypto.getRandomValues;
+    while (!refilled) newNonce();
+    crypto.getRandomValues = real;
+  }
+}
+
+Deno.test("attack: nonces planted in a part in uppercase and as a withheld piece's hex rule are drawn again, and the fence closes once (ADR-127)", () => {
+  withPlantedNonces((planted) => {
+    const [upper, rule, split] = [planted(1), planted(2), planted(3)];
+    assert.match(upper, /[a-f]/, "the planted nonce has letters, so its case can be changed");
+    // The part: the first nonce in uppercase; the third's halves around a GitHub token
+    // (redaction cuts it, so the made text never holds that nonce); a withheld piece whose
+    // rule is the second nonce, so its marker holds it.
+    const text = `a ${upper.toUpperCase()} b\n${split.slice(0, 16)} ${GH} ${
+      split.slice(16)
+    }\nWITHHELD\n`;
+    const at = text.indexOf("WITHHELD");
+    const result = shapeToolResult({
+      kind: "ok",
+      parts: [{ text, untrusted: true, label: "file-content" }],
+      structured: {},
+      withheld: [{ rule, pieces: [{ at: { part: 0 }, start: at, end: at + 8 }] }],
+    }, ON);
+    const shown = textOf(result);
+    const fences = [...shown.matchAll(FENCE)];
+    assert.equal(fences.length, 1);
+    const [, nonce, fenced] = fences[0];
+    assert.equal(nonce, split, "the two planted nonces the content holds were refused");
+    assert.ok(fenced.includes(`[redacted:${rule}]`) && fenced.includes(upper.toUpperCase()));
+    assert.ok(!fenced.toLowerCase().includes(nonce), "the fenced text does not hold its nonce");
+    assert.equal(shown.split(`</untrusted-file-content id=${nonce}>`).length, 2);
+  });
+});
+
+Deno.test("attack: a part whose last secret or withheld piece takes its end is fenced with the closing marker on a line of its own (ADR-127's ending hint)", () => {
+  const piece = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7";
+  const cases: [string, [number, number] | undefined, string][] = [
+    [`x ${GH}`, undefined, "x [redacted:github-token]\n"],
+    [`x ${GH}\n`, undefined, "x [redacted:github-token]\n"],
+    [`x ${GH}\r\n`, undefined, "x [redacted:github-token]\r\n"],
+    // A withheld piece over the part's final line feed: the made text ends with `]`.
+    [`abc\n${piece}\n`, [4, 5 + piece.length], "abc\n[redacted:private-key]\n"],
+    [`abc\n${piece}\n`, [4, 4 + piece.length], "abc\n[redacted:private-key]\n"],
+    ["", undefined, ""],
+  ];
+  for (const [text, cut, body] of cases) {
+    const result = shapeToolResult({
+      kind: "ok",
+      parts: [{ text, untrusted: true, label: "file-content" }],
+      structured: {},
+      ...(cut
+        ? {
+          withheld: [{
+            rule: "private-key",
+            pieces: [{ at: { part: 0 }, start: cut[0], end: cut[1] }],
+          }],
+        }
+        : {}),
+    }, ON);
+    const fences = [...textOf(result).matchAll(FENCE)];
+    assert.equal(fences.length, 1, JSON.stringify(text));
+    assert.equal(fences[0][2], body, JSON.stringify(text));
+  }
 });

@@ -57,7 +57,7 @@ export function oldGenerationUsed(): number {
 /**
  * A long walk's collection when its garbage has piled up (ADR-121, amending ADR-118's fixed
  * interval): asked every so many files, it collects when the old generation has grown by
- * `growth` bytes or more since its first check or its own last collection. A walk that
+ * `growth` bytes or more since the walk began or since its own last collection. A walk that
  * promotes little (a literal full scan now: ~1 MB of the old generation per 16,384 files)
  * is not stopped for a full collection that frees next to nothing; one that promotes fast is
  * collected as soon as the growth shows, at most `growth` plus one interval's garbage above
@@ -67,13 +67,9 @@ export class GrowthCompactor {
   readonly growth: number;
   readonly #used: () => number;
   readonly #compact: () => unknown;
-  /** The old generation at the first check or the last collection; none before the first check. */
-  #base: number | undefined;
+  #base: number;
 
-  /**
-   * Measures nothing yet: the first {@linkcode check} sets the base, so a walk too short to be
-   * asked (most calls) never reads the heap's statistics.
-   */
+  /** Measures the heap now as the walk's starting point. */
   constructor(
     growth: number,
     used: () => number = oldGenerationUsed,
@@ -82,18 +78,12 @@ export class GrowthCompactor {
     this.growth = growth;
     this.#used = used;
     this.#compact = compact;
+    this.#base = used();
   }
 
-  /**
-   * Collects when the old generation grew by `growth` since the base; returns whether it did.
-   * The first check only sets the base.
-   */
+  /** Collects when the old generation grew by `growth` since the base; returns whether it did. */
   check(): boolean {
-    const used = this.#used();
-    if (this.#base === undefined || used - this.#base < this.growth) {
-      this.#base ??= used;
-      return false;
-    }
+    if (this.#used() - this.#base < this.growth) return false;
     this.#compact();
     this.#base = this.#used();
     return true;

@@ -35,7 +35,7 @@ import { latin1Text, READ_FAILURES, viewOf, Walker, type WalkFile } from "../acc
 import { BINARY, LiteralPrefilter, NONE, prefilterable } from "./literal_prefilter.ts";
 import { secretMarker } from "../secrets/cut.ts";
 import type { ToolContext, ToolDefinition } from "./types.ts";
-import { GrowthCompactor } from "../contract/compact.ts";
+import { compactHeap } from "../contract/compact.ts";
 import { type SearchCodeInput, searchCodeSpec } from "./search_code_spec.ts";
 import {
   comparePositions,
@@ -63,17 +63,11 @@ export { MAX_GLOBS } from "./search_code_spec.ts";
 /** How often (in files) progress is reported. */
 const PROGRESS_EVERY = 256;
 /**
- * How often (in files a thread searched in one call) the thread asks whether its old
- * generation grew enough to be collected (ADR-118, ADR-121).
+ * How often (in files a thread searched in one call) the thread's heap is
+ * collected (ADR-118): a full scan's garbage is promoted faster than V8's
+ * incremental marking reclaims it. ~2 collections a thread in a full scan.
  */
-const COMPACT_CHECK_FILES = 2_048;
-/**
- * The growth of a thread's old generation (bytes) within a call that is collected (ADR-121):
- * a scan that promotes garbage faster than V8's incremental marking reclaims it is collected
- * as it piles up, and one that promotes little is not stopped for a full collection (~30 ms)
- * every 16,384 files that frees ~1 MB, as ADR-118's fixed interval did.
- */
-export const COMPACT_GROWTH = 4 * 1024 * 1024;
+const COMPACT_EVERY_FILES = 16_384;
 
 type SearchCodeArgs = z.infer<typeof SearchCodeInput>;
 interface FileOut {
@@ -567,7 +561,6 @@ function scanTree(
     ? new LiteralPrefilter(literal.text, literal.fold, ctx.limits.maxSearchFileBytes)
     : undefined;
   const page = new Page(p, ctx, scan, prefilter);
-  const compactor = new GrowthCompactor(COMPACT_GROWTH);
   const walker = new Walker(ctx.workspace.walkPolicy, ctx.workspace.policy.root, target, {
     ...(prefilter !== undefined ? { buffer: prefilter.buffer } : {}),
     maxFiles: ctx.limits.maxWalkFiles,
@@ -720,7 +713,7 @@ function scanTree(
     }
     page.here.scanned++;
     searched++;
-    if (searched % COMPACT_CHECK_FILES === 0) compactor.check();
+    if (searched % COMPACT_EVERY_FILES === 0) compactHeap();
     const progress = share !== undefined ? share.countScanned() : scan.scanned + page.here.scanned;
     if (side === PRIMARY && progress - reported >= PROGRESS_EVERY) {
       reported = progress;

@@ -6,7 +6,7 @@
  */
 
 import assert from "node:assert/strict";
-import { compactingAfter, GrowthCompactor, oldGenerationUsed } from "../../src/contract/compact.ts";
+import { compactingAfter } from "../../src/contract/compact.ts";
 import { REPO_ROOT } from "../../scripts/lib/program.ts";
 
 async function compactsIn(v8Flags: string[]): Promise<string> {
@@ -49,43 +49,4 @@ Deno.test("compactingAfter: a long call collects after its answer, a long failur
   await assert.rejects(compactingAfter(failing, 20, () => compacted++), /late/);
   await new Promise((r) => setTimeout(r, 10));
   assert.equal(compacted, 2);
-});
-
-Deno.test("GrowthCompactor collects once the old generation grew by its growth, and measures again from there (ADR-121)", () => {
-  // A fixed interval collected a scan that promotes ~1 MB per 16,384 files for ~30 ms each
-  // time; this one collects only the growth. A compactor that never reset its base would
-  // collect at every check after the first; one that measured from zero would never wait.
-  let used = 50;
-  let collections = 0;
-  const compactor = new GrowthCompactor(10, () => used, () => {
-    collections++;
-    used -= 8; // what the collection freed
-  });
-  const answers: boolean[] = [];
-  for (const next of [55, 59, 60, 61, 62, 69, 71, 72]) {
-    used = next;
-    answers.push(compactor.check());
-  }
-  // 60 is 10 above 50: collected (52 after); 62 is 10 above 52: collected (54); 69 is 15
-  // above 54: collected (61); 71 is 10 above 61: collected (63); 72 is 9 above 63: not.
-  assert.deepEqual(answers, [false, false, true, false, true, true, true, false]);
-  assert.equal(collections, 4);
-});
-
-Deno.test("oldGenerationUsed sees garbage promoted into the old generation, and not the young one's churn", () => {
-  const gc = (globalThis as { gc?: () => void }).gc;
-  if (typeof gc !== "function") throw new Error("the suite runs with --expose-gc");
-  gc();
-  const before = oldGenerationUsed();
-  // Young garbage only: allocated and dropped at once, it never reaches the old generation.
-  for (let i = 0; i < 200_000; i++) void { i, s: "x" + i };
-  const afterYoung = oldGenerationUsed();
-  // Kept across collections: promoted, then dropped (the garbage ADR-118 collects).
-  let kept: unknown[] | undefined = Array.from({ length: 100_000 }, (_, i) => ({ i, s: "y" + i }));
-  for (let k = 0; k < 4; k++) for (let i = 0; i < 100_000; i++) void { i };
-  const promoted = oldGenerationUsed();
-  kept = undefined;
-  void kept;
-  assert.ok(afterYoung - before < 1024 * 1024, `young churn: ${afterYoung - before} bytes`);
-  assert.ok(promoted - before > 2 * 1024 * 1024, `promoted: ${promoted - before} bytes`);
 });

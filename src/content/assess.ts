@@ -85,7 +85,16 @@ export interface SignalClass {
    * characters after the match. A word candidate without one is not tried, so a flood of a
    * common gate word (`to`, `you`, `ignore`) costs the scan and nothing more.
    */
-  readonly confirm?: { readonly reach: number; readonly words: readonly string[] };
+  readonly confirm?: {
+    readonly reach: number;
+    readonly words: readonly string[];
+    /**
+     * Gate words (of `words` above the class's `words`) whose candidates are confirmed by
+     * themselves, not by `words`, and confirm no other candidate: in an ASCII text the gate lets
+     * them through to the class's reader (ADR-130), in any other the pattern is tried.
+     */
+    readonly self?: readonly string[];
+  };
 }
 
 const W = "[^.\\n]";
@@ -135,12 +144,12 @@ const UPLOAD_TOOLS = String
 /** Up to 16 shell words after a command, none of them another command. */
 const UPLOAD_WORDS = String.raw`(?:${SEP}(?!${UPLOAD_TOOLS}\b)[^\s|]{1,200}){0,16}?${SEP}`;
 /**
- * Words every match of `command_upload` holds (its confirming words): the command itself for
- * curl and wget, a payload flag or the URL's scheme for PowerShell, the source's name for nc.
+ * Words every match of `command_upload` that starts with PowerShell's or nc's command holds (its
+ * confirming words): a payload flag or the URL's scheme for PowerShell, the source's name for nc.
+ * A curl/wget candidate is confirmed by itself (`self`: ADR-130), so these are not looked for
+ * after it and it confirms nothing else.
  */
 const UPLOAD_CONFIRM = [
-  "curl",
-  "wget",
   "body",
   "infile",
   "http",
@@ -415,7 +424,7 @@ export const SIGNAL_CLASSES: readonly SignalClass[] = [
   {
     id: "command_upload",
     // The longest match: 16 words of 200 characters and their separators, then the payload.
-    confirm: { reach: 4_000, words: UPLOAD_CONFIRM },
+    confirm: { reach: 4_000, words: UPLOAD_CONFIRM, self: ["curl", "wget"] },
     words: ["curl", "wget", "invoke", "iwr", "irm", "nc", "ncat", "netcat"],
     lineWords: ["http", "https"],
     description:
@@ -634,8 +643,14 @@ const KEEPS_HEAD = 1, ENDS_HEAD = 2;
 const SYMBOLS = new Int32Array(128 << 7);
 /** Byte → 1 if a symbol pair starts with it. */
 const SYMBOL_FIRST = new Uint8Array(128);
+/**
+ * Bit of `command_upload`'s self-confirmed curl/wget candidates in a word's mask (above GLUED):
+ * stored like any confirmed word candidate, but confirmed by nothing in `confirms` (ADR-130).
+ */
+const SELF = GLUED << 1;
 FOLDED_CLASSES.forEach((c, k) => {
-  for (const w of c.words ?? []) addWord(w, 1 << k, TABLE_WORDS);
+  const self = new Set(c.confirm?.self ?? []);
+  for (const w of c.words ?? []) addWord(w, self.has(w) ? SELF : 1 << k, TABLE_WORDS);
   for (const w of c.lineWords ?? []) addWord(w, 1 << k, TABLE_LINES);
   for (const w of c.confirm?.words ?? []) addWord(w, 1 << k, TABLE_CONFIRM);
   for (const pair of c.symbols ?? []) {
@@ -653,10 +668,13 @@ for (let c = 0; c < 0x80; c++) {
 }
 const LINE_WORD_REACH = 8;
 /** Classes whose word candidates need a confirming word, and how far it may be. */
-const CONFIRMED = FOLDED_CLASSES.reduce((m, c, k) => c.confirm ? m | (1 << k) : m, 0);
+const CONFIRMED = FOLDED_CLASSES.reduce((m, c, k) => c.confirm ? m | (1 << k) : m, SELF);
 const REACH = FOLDED_CLASSES.map((c) => c.confirm?.reach ?? 0);
 /** Index of `command_upload` among the folded classes (its curl/wget reader: ADR-124). */
 const UPLOAD = FOLDED_CLASSES.findIndex((c) => c.id === "command_upload");
+if (FOLDED_CLASSES.some((c, k) => c.confirm?.self?.length && k !== UPLOAD)) {
+  throw new Error("only command_upload's candidates confirm themselves (SELF is its bit)");
+}
 
 let scratch = new Uint8Array(0);
 /**
@@ -715,6 +733,8 @@ interface Pairs {
  * when its classes have no confirming word in the text.
  */
 const wordPairs: Pairs = { list: new Int32Array(512), count: 0 };
+/** The classes (and SELF) of the text's confirmed word candidates, or-ed. */
+let wordsSeen = 0;
 /** The symbol candidates (not glued), apart too: a full class's are dropped by a mask. */
 const symbolPairs: Pairs = { list: new Int32Array(512), count: 0 };
 
@@ -798,6 +818,7 @@ function endWord(h: number, start: number, lineStart: number, lineHead: boolean)
     const words = TABLE_WORDS[j];
     if (words !== 0) {
       if ((words & CONFIRMED) !== 0) {
+        wordsSeen |= words;
         // A store, the commonest case of a flood (`addPair` grows the list when it is full).
         const n = wordPairs.count, list = wordPairs.list;
         if (n + 2 <= list.length) {
@@ -825,7 +846,7 @@ function endWord(h: number, start: number, lineStart: number, lineHead: boolean)
 function gateCandidates(bytes: Uint8Array, length: number): void {
   candidateCount = 0;
   confirmCounts.fill(0);
-  wordPairs.count = symbolPairs.count = 0;
+  wordPairs.count = symbolPairs.count = wordsSeen = 0;
   // extra: UTF-8 bytes read so far beyond their UTF-16 units (index = byte index − extra).
   let extra = 0, lineStart = 0, lineHead = true;
   // A sentinel (not a word character) ends the last word without a bounds check per byte.
@@ -963,7 +984,7 @@ function uploadMay(u: Uint8Array, end: number, at: number, w: number): boolean {
             u,
             end,
             at,
-            stopAfter(u, end, wordPairs.list, wordPairs.count, w, 1 << UPLOAD, at),
+            stopAfter(u, end, wordPairs.list, wordPairs.count, w, (1 << UPLOAD) | SELF, at),
           ),
         )
       ) {
@@ -1071,7 +1092,9 @@ export function assessContent(parts: readonly AssessedText[]): ContentAssessment
     };
     const recordFolded = (k: number, at: number) => {
       record(FOLDED_CLASSES[k], at, foldedStarts ??= lineStarts(hay));
-      if (byClass.get(FOLDED_CLASSES[k].id)!.length >= MAX_FINDINGS_PER_SIGNAL) fullMask |= 1 << k;
+      if (byClass.get(FOLDED_CLASSES[k].id)!.length >= MAX_FINDINGS_PER_SIGNAL) {
+        fullMask |= k === UPLOAD ? (1 << k) | SELF : 1 << k;
+      }
     };
     let { bytes, length, ascii } = bytesOf(text, true);
     // A non-ASCII text is folded in one pass that also writes the gate's bytes and says whether
@@ -1133,6 +1156,8 @@ export function assessContent(parts: readonly AssessedText[]): ContentAssessment
     // several hold is one candidate, with all their classes.
     let live = 0;
     for (let k = 0; k < FOLDED_CLASSES.length; k++) if (confirmCounts[k] > 0) live |= 1 << k;
+    // curl and wget confirm themselves (ADR-130): live wherever one was seen.
+    live |= wordsSeen & SELF;
     const words = wordPairs.list, symbols = symbolPairs.list;
     // Word candidates whose classes have no confirming word in the text are dropped at once.
     const wordCount = (live & ~fullMask) === 0 ? 0 : wordPairs.count;
@@ -1153,6 +1178,10 @@ export function assessContent(parts: readonly AssessedText[]): ContentAssessment
         // A word candidate's class is tried only if a confirming word of it starts within its
         // reach (at the start itself included); each class's list is read once, front to back.
         let m = words[w + 1] & live & ~fullMask;
+        // A curl/wget candidate needs no confirming word: command_upload's reader and
+        // witnesses (ADR-124) stand in for one in an ASCII text, below.
+        const self = m & SELF;
+        m ^= self;
         for (let k = 0, b = m; b !== 0; k++, b >>>= 1) {
           if ((b & 1) === 0) continue;
           const list = confirms[k], n = confirmCounts[k];
@@ -1161,7 +1190,7 @@ export function assessContent(parts: readonly AssessedText[]): ContentAssessment
           next[k] = i;
           if (i === n || list[i] > at + REACH[k]) m &= ~(1 << k);
         }
-        mask |= m;
+        mask |= self !== 0 ? m | (1 << UPLOAD) : m;
         w += 2;
       }
       if (y < symbolCount && symbols[y] === at) {
@@ -1175,9 +1204,8 @@ export function assessContent(parts: readonly AssessedText[]): ContentAssessment
       mask &= ~fullMask & ~GLUED;
       for (let k = 0; mask !== 0; k++, mask >>>= 1) {
         if ((mask & 1) === 0) continue;
-        // At curl or wget in an ASCII text, the reader first (ADR-124): the pattern is tried
-        // only if a payload may start within the candidate's words.
-        // At curl or wget in an ASCII text, the witnesses and the reader first (ADR-124).
+        // At curl or wget in an ASCII text, the witnesses and the reader first (ADR-124): the
+        // pattern is tried only if a payload may start within the candidate's words.
         if (k === UPLOAD && unitsAreBytes && !uploadMay(bytes, length, at, w)) continue;
         const re = STICKY[k];
         re.lastIndex = at;

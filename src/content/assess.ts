@@ -733,7 +733,10 @@ interface Pairs {
  * when its classes have no confirming word in the text.
  */
 const wordPairs: Pairs = { list: new Int32Array(512), count: 0 };
-/** The classes (and SELF) of the text's confirmed word candidates, or-ed. */
+/**
+ * The classes (and SELF) of the confirmed word candidates found so far in the text, or-ed: a
+ * class's confirming words are kept only from its first candidate on (ADR-130).
+ */
 let wordsSeen = 0;
 /** The symbol candidates (not glued), apart too: a full class's are dropped by a mask. */
 const symbolPairs: Pairs = { list: new Int32Array(512), count: 0 };
@@ -814,7 +817,6 @@ function endWord(h: number, start: number, lineStart: number, lineHead: boolean)
   let j = key & (TABLE_SIZE - 1);
   for (let k = TABLE_KEYS[j]; k !== 0; k = TABLE_KEYS[j = (j + 1) & (TABLE_SIZE - 1)]) {
     if (k !== key) continue;
-    if (TABLE_CONFIRM[j] !== 0) addTo(confirms, confirmCounts, start, TABLE_CONFIRM[j]);
     const words = TABLE_WORDS[j];
     if (words !== 0) {
       if ((words & CONFIRMED) !== 0) {
@@ -829,6 +831,10 @@ function endWord(h: number, start: number, lineStart: number, lineHead: boolean)
       }
       if ((words & ~CONFIRMED) !== 0) addCandidate(start, words & ~CONFIRMED, 0);
     }
+    // A confirming word confirms candidates at or before it only: none is kept for a class
+    // that has had no word candidate yet (this word's own included, just above; ADR-130).
+    const confirm = TABLE_CONFIRM[j] & wordsSeen;
+    if (confirm !== 0) addTo(confirms, confirmCounts, start, confirm);
     if (lineHead && TABLE_LINES[j] !== 0 && start - lineStart <= LINE_WORD_REACH) {
       addCandidate(lineStart, 0, TABLE_LINES[j]);
     }

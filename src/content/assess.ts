@@ -653,6 +653,8 @@ FOLDED_CLASSES.forEach((c, k) => {
   for (const w of c.words ?? []) addWord(w, self.has(w) ? SELF : 1 << k, TABLE_WORDS);
   for (const w of c.lineWords ?? []) addWord(w, 1 << k, TABLE_LINES);
   for (const w of c.confirm?.words ?? []) addWord(w, 1 << k, TABLE_CONFIRM);
+  // A self-confirmed word only says that the text holds one (no list: ADR-130).
+  for (const w of self) addWord(w, SELF, TABLE_CONFIRM);
   for (const pair of c.symbols ?? []) {
     SYMBOL_FIRST[pair.charCodeAt(0)] = 1;
     SYMBOLS[(pair.charCodeAt(0) << 7) | pair.charCodeAt(1)] |= 1 << k;
@@ -734,10 +736,10 @@ interface Pairs {
  */
 const wordPairs: Pairs = { list: new Int32Array(512), count: 0 };
 /**
- * The classes (and SELF) of the confirmed word candidates found so far in the text, or-ed: a
- * class's confirming words are kept only from its first candidate on (ADR-130).
+ * [0]: the classes of the word candidates among the first [1] units of `wordPairs`, or-ed, and
+ * SELF once the text has shown a curl or wget (ADR-130: {@linkcode confirmAt}).
  */
-let wordsSeen = 0;
+const seen = new Int32Array(2);
 /** The symbol candidates (not glued), apart too: a full class's are dropped by a mask. */
 const symbolPairs: Pairs = { list: new Int32Array(512), count: 0 };
 
@@ -811,6 +813,28 @@ function releaseBuffers(): void {
   }
 }
 
+/**
+ * At a confirming word (after its own candidates are stored): curl and wget only say that the
+ * text holds one (they confirm themselves); another is kept for the classes that have had a
+ * word candidate so far, the only ones it can confirm (a match's confirming word starts at or
+ * after its start). Which classes have had one is read from the word candidates here, at a
+ * confirming word, not at every candidate: each entry is read once (ADR-130).
+ */
+function confirmAt(start: number, confirm: number): void {
+  if (confirm === SELF) {
+    seen[0] |= SELF;
+    return;
+  }
+  let had = seen[0];
+  if ((confirm & ~had) !== 0) {
+    const list = wordPairs.list, n = wordPairs.count;
+    for (let i = seen[1]; i < n; i += 2) had |= list[i + 1];
+    seen[0] = had;
+    seen[1] = n;
+  }
+  if ((confirm & had) !== 0) addTo(confirms, confirmCounts, start, confirm & had);
+}
+
 /** At the end of a word whose hash is `h`: its candidates and confirmations. */
 function endWord(h: number, start: number, lineStart: number, lineHead: boolean): void {
   const key = h | 1;
@@ -820,7 +844,6 @@ function endWord(h: number, start: number, lineStart: number, lineHead: boolean)
     const words = TABLE_WORDS[j];
     if (words !== 0) {
       if ((words & CONFIRMED) !== 0) {
-        wordsSeen |= words;
         // A store, the commonest case of a flood (`addPair` grows the list when it is full).
         const n = wordPairs.count, list = wordPairs.list;
         if (n + 2 <= list.length) {
@@ -831,10 +854,8 @@ function endWord(h: number, start: number, lineStart: number, lineHead: boolean)
       }
       if ((words & ~CONFIRMED) !== 0) addCandidate(start, words & ~CONFIRMED, 0);
     }
-    // A confirming word confirms candidates at or before it only: none is kept for a class
-    // that has had no word candidate yet (this word's own included, just above; ADR-130).
-    const confirm = TABLE_CONFIRM[j] & wordsSeen;
-    if (confirm !== 0) addTo(confirms, confirmCounts, start, confirm);
+    const confirm = TABLE_CONFIRM[j];
+    if (confirm !== 0) confirmAt(start, confirm);
     if (lineHead && TABLE_LINES[j] !== 0 && start - lineStart <= LINE_WORD_REACH) {
       addCandidate(lineStart, 0, TABLE_LINES[j]);
     }
@@ -852,7 +873,11 @@ function endWord(h: number, start: number, lineStart: number, lineHead: boolean)
 function gateCandidates(bytes: Uint8Array, length: number): void {
   candidateCount = 0;
   confirmCounts.fill(0);
-  wordPairs.count = symbolPairs.count = wordsSeen = 0;
+  wordPairs.count =
+    symbolPairs.count =
+    seen[0] =
+    seen[1] =
+      0;
   // extra: UTF-8 bytes read so far beyond their UTF-16 units (index = byte index − extra).
   let extra = 0, lineStart = 0, lineHead = true;
   // A sentinel (not a word character) ends the last word without a bounds check per byte.
@@ -1163,7 +1188,7 @@ export function assessContent(parts: readonly AssessedText[]): ContentAssessment
     let live = 0;
     for (let k = 0; k < FOLDED_CLASSES.length; k++) if (confirmCounts[k] > 0) live |= 1 << k;
     // curl and wget confirm themselves (ADR-130): live wherever one was seen.
-    live |= wordsSeen & SELF;
+    live |= seen[0] & SELF;
     const words = wordPairs.list, symbols = symbolPairs.list;
     // Word candidates whose classes have no confirming word in the text are dropped at once.
     const wordCount = (live & ~fullMask) === 0 ? 0 : wordPairs.count;

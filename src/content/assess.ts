@@ -89,9 +89,10 @@ export interface SignalClass {
     readonly reach: number;
     readonly words: readonly string[];
     /**
-     * Gate words (of `words` above the class's `words`) whose candidates are confirmed by
-     * themselves, not by `words`, and confirm no other candidate: in an ASCII text the gate lets
-     * them through to the class's reader (ADR-130), in any other the pattern is tried.
+     * Some of the class's own gate words (its `words`) that every match starting with them
+     * holds: their candidates need none of the confirming `words` above, and they confirm no
+     * other candidate. In an ASCII text the class's reader stands in for a confirming word
+     * (ADR-124, ADR-130); in any other the pattern is tried.
      */
     readonly self?: readonly string[];
   };

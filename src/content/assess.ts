@@ -85,7 +85,17 @@ export interface SignalClass {
    * characters after the match. A word candidate without one is not tried, so a flood of a
    * common gate word (`to`, `you`, `ignore`) costs the scan and nothing more.
    */
-  readonly confirm?: { readonly reach: number; readonly words: readonly string[] };
+  readonly confirm?: {
+    readonly reach: number;
+    readonly words: readonly string[];
+    /**
+     * Some of the class's own gate words (its `words`) that every match starting with them
+     * holds: their candidates need none of the confirming `words` above, and they confirm no
+     * other candidate. In an ASCII text the class's reader stands in for a confirming word
+     * (ADR-124, ADR-130); in any other the pattern is tried.
+     */
+    readonly self?: readonly string[];
+  };
 }
 
 const W = "[^.\\n]";
@@ -135,12 +145,12 @@ const UPLOAD_TOOLS = String
 /** Up to 16 shell words after a command, none of them another command. */
 const UPLOAD_WORDS = String.raw`(?:${SEP}(?!${UPLOAD_TOOLS}\b)[^\s|]{1,200}){0,16}?${SEP}`;
 /**
- * Words every match of `command_upload` holds (its confirming words): the command itself for
- * curl and wget, a payload flag or the URL's scheme for PowerShell, the source's name for nc.
+ * Words every match of `command_upload` that starts with PowerShell's or nc's command holds (its
+ * confirming words): a payload flag or the URL's scheme for PowerShell, the source's name for nc.
+ * A curl/wget candidate is confirmed by itself (`self`: ADR-130), so these are not looked for
+ * after it and it confirms nothing else.
  */
 const UPLOAD_CONFIRM = [
-  "curl",
-  "wget",
   "body",
   "infile",
   "http",
@@ -415,7 +425,7 @@ export const SIGNAL_CLASSES: readonly SignalClass[] = [
   {
     id: "command_upload",
     // The longest match: 16 words of 200 characters and their separators, then the payload.
-    confirm: { reach: 4_000, words: UPLOAD_CONFIRM },
+    confirm: { reach: 4_000, words: UPLOAD_CONFIRM, self: ["curl", "wget"] },
     words: ["curl", "wget", "invoke", "iwr", "irm", "nc", "ncat", "netcat"],
     lineWords: ["http", "https"],
     description:
@@ -634,10 +644,18 @@ const KEEPS_HEAD = 1, ENDS_HEAD = 2;
 const SYMBOLS = new Int32Array(128 << 7);
 /** Byte → 1 if a symbol pair starts with it. */
 const SYMBOL_FIRST = new Uint8Array(128);
+/**
+ * Bit of `command_upload`'s self-confirmed curl/wget candidates in a word's mask (above GLUED):
+ * stored like any confirmed word candidate, but confirmed by nothing in `confirms` (ADR-130).
+ */
+const SELF = GLUED << 1;
 FOLDED_CLASSES.forEach((c, k) => {
-  for (const w of c.words ?? []) addWord(w, 1 << k, TABLE_WORDS);
+  const self = new Set(c.confirm?.self ?? []);
+  for (const w of c.words ?? []) addWord(w, self.has(w) ? SELF : 1 << k, TABLE_WORDS);
   for (const w of c.lineWords ?? []) addWord(w, 1 << k, TABLE_LINES);
   for (const w of c.confirm?.words ?? []) addWord(w, 1 << k, TABLE_CONFIRM);
+  // A self-confirmed word only says that the text holds one (no list: ADR-130).
+  for (const w of self) addWord(w, SELF, TABLE_CONFIRM);
   for (const pair of c.symbols ?? []) {
     SYMBOL_FIRST[pair.charCodeAt(0)] = 1;
     SYMBOLS[(pair.charCodeAt(0) << 7) | pair.charCodeAt(1)] |= 1 << k;
@@ -653,10 +671,13 @@ for (let c = 0; c < 0x80; c++) {
 }
 const LINE_WORD_REACH = 8;
 /** Classes whose word candidates need a confirming word, and how far it may be. */
-const CONFIRMED = FOLDED_CLASSES.reduce((m, c, k) => c.confirm ? m | (1 << k) : m, 0);
+const CONFIRMED = FOLDED_CLASSES.reduce((m, c, k) => c.confirm ? m | (1 << k) : m, SELF);
 const REACH = FOLDED_CLASSES.map((c) => c.confirm?.reach ?? 0);
 /** Index of `command_upload` among the folded classes (its curl/wget reader: ADR-124). */
 const UPLOAD = FOLDED_CLASSES.findIndex((c) => c.id === "command_upload");
+if (FOLDED_CLASSES.some((c, k) => c.confirm?.self?.length && k !== UPLOAD)) {
+  throw new Error("only command_upload's candidates confirm themselves (SELF is its bit)");
+}
 
 let scratch = new Uint8Array(0);
 /**
@@ -715,6 +736,11 @@ interface Pairs {
  * when its classes have no confirming word in the text.
  */
 const wordPairs: Pairs = { list: new Int32Array(512), count: 0 };
+/**
+ * [0]: the classes of the word candidates among the first [1] units of `wordPairs`, or-ed, and
+ * SELF once the text has shown a curl or wget (ADR-130: {@linkcode confirmAt}).
+ */
+const seen = new Int32Array(2);
 /** The symbol candidates (not glued), apart too: a full class's are dropped by a mask. */
 const symbolPairs: Pairs = { list: new Int32Array(512), count: 0 };
 
@@ -788,13 +814,38 @@ function releaseBuffers(): void {
   }
 }
 
+/**
+ * At a confirming word whose own word candidates are of the classes `own`: curl and wget only
+ * say that the text holds one (they confirm themselves); another is kept for the classes that
+ * have had a word candidate so far or have one here, the only ones it can confirm (a match's
+ * confirming word starts at or after its start). Which classes have had one is read from the
+ * word candidates here, at a confirming word, not at every candidate: each entry is read once
+ * (ADR-130). Called before the word's own candidates are stored, where the old `addTo` was (the
+ * call placed after them cost code about 2%).
+ */
+function confirmAt(start: number, confirm: number, own: number): void {
+  if (confirm === SELF) {
+    seen[0] |= SELF;
+    return;
+  }
+  // The word's own candidates (`official` confirms itself) are stored just after this.
+  let had = seen[0] | (own & CONFIRMED);
+  if ((confirm & ~had) !== 0) {
+    const list = wordPairs.list, n = wordPairs.count;
+    for (let i = seen[1]; i < n; i += 2) had |= list[i + 1];
+    seen[0] = had;
+    seen[1] = n;
+  }
+  if ((confirm & had) !== 0) addTo(confirms, confirmCounts, start, confirm & had);
+}
+
 /** At the end of a word whose hash is `h`: its candidates and confirmations. */
 function endWord(h: number, start: number, lineStart: number, lineHead: boolean): void {
   const key = h | 1;
   let j = key & (TABLE_SIZE - 1);
   for (let k = TABLE_KEYS[j]; k !== 0; k = TABLE_KEYS[j = (j + 1) & (TABLE_SIZE - 1)]) {
     if (k !== key) continue;
-    if (TABLE_CONFIRM[j] !== 0) addTo(confirms, confirmCounts, start, TABLE_CONFIRM[j]);
+    if (TABLE_CONFIRM[j] !== 0) confirmAt(start, TABLE_CONFIRM[j], TABLE_WORDS[j]);
     const words = TABLE_WORDS[j];
     if (words !== 0) {
       if ((words & CONFIRMED) !== 0) {
@@ -825,7 +876,11 @@ function endWord(h: number, start: number, lineStart: number, lineHead: boolean)
 function gateCandidates(bytes: Uint8Array, length: number): void {
   candidateCount = 0;
   confirmCounts.fill(0);
-  wordPairs.count = symbolPairs.count = 0;
+  wordPairs.count =
+    symbolPairs.count =
+    seen[0] =
+    seen[1] =
+      0;
   // extra: UTF-8 bytes read so far beyond their UTF-16 units (index = byte index − extra).
   let extra = 0, lineStart = 0, lineHead = true;
   // A sentinel (not a word character) ends the last word without a bounds check per byte.
@@ -963,7 +1018,7 @@ function uploadMay(u: Uint8Array, end: number, at: number, w: number): boolean {
             u,
             end,
             at,
-            stopAfter(u, end, wordPairs.list, wordPairs.count, w, 1 << UPLOAD, at),
+            stopAfter(u, end, wordPairs.list, wordPairs.count, w, (1 << UPLOAD) | SELF, at),
           ),
         )
       ) {
@@ -1071,7 +1126,9 @@ export function assessContent(parts: readonly AssessedText[]): ContentAssessment
     };
     const recordFolded = (k: number, at: number) => {
       record(FOLDED_CLASSES[k], at, foldedStarts ??= lineStarts(hay));
-      if (byClass.get(FOLDED_CLASSES[k].id)!.length >= MAX_FINDINGS_PER_SIGNAL) fullMask |= 1 << k;
+      if (byClass.get(FOLDED_CLASSES[k].id)!.length >= MAX_FINDINGS_PER_SIGNAL) {
+        fullMask |= k === UPLOAD ? (1 << k) | SELF : 1 << k;
+      }
     };
     let { bytes, length, ascii } = bytesOf(text, true);
     // A non-ASCII text is folded in one pass that also writes the gate's bytes and says whether
@@ -1133,6 +1190,8 @@ export function assessContent(parts: readonly AssessedText[]): ContentAssessment
     // several hold is one candidate, with all their classes.
     let live = 0;
     for (let k = 0; k < FOLDED_CLASSES.length; k++) if (confirmCounts[k] > 0) live |= 1 << k;
+    // curl and wget confirm themselves (ADR-130): live wherever one was seen.
+    live |= seen[0] & SELF;
     const words = wordPairs.list, symbols = symbolPairs.list;
     // Word candidates whose classes have no confirming word in the text are dropped at once.
     const wordCount = (live & ~fullMask) === 0 ? 0 : wordPairs.count;
@@ -1153,6 +1212,10 @@ export function assessContent(parts: readonly AssessedText[]): ContentAssessment
         // A word candidate's class is tried only if a confirming word of it starts within its
         // reach (at the start itself included); each class's list is read once, front to back.
         let m = words[w + 1] & live & ~fullMask;
+        // A curl/wget candidate needs no confirming word: command_upload's reader and
+        // witnesses (ADR-124) stand in for one in an ASCII text, below.
+        const self = m & SELF;
+        m ^= self;
         for (let k = 0, b = m; b !== 0; k++, b >>>= 1) {
           if ((b & 1) === 0) continue;
           const list = confirms[k], n = confirmCounts[k];
@@ -1161,7 +1224,7 @@ export function assessContent(parts: readonly AssessedText[]): ContentAssessment
           next[k] = i;
           if (i === n || list[i] > at + REACH[k]) m &= ~(1 << k);
         }
-        mask |= m;
+        mask |= self !== 0 ? m | (1 << UPLOAD) : m;
         w += 2;
       }
       if (y < symbolCount && symbols[y] === at) {
@@ -1175,9 +1238,8 @@ export function assessContent(parts: readonly AssessedText[]): ContentAssessment
       mask &= ~fullMask & ~GLUED;
       for (let k = 0; mask !== 0; k++, mask >>>= 1) {
         if ((mask & 1) === 0) continue;
-        // At curl or wget in an ASCII text, the reader first (ADR-124): the pattern is tried
-        // only if a payload may start within the candidate's words.
-        // At curl or wget in an ASCII text, the witnesses and the reader first (ADR-124).
+        // At curl or wget in an ASCII text, the witnesses and the reader first (ADR-124): the
+        // pattern is tried only if a payload may start within the candidate's words.
         if (k === UPLOAD && unitsAreBytes && !uploadMay(bytes, length, at, w)) continue;
         const re = STICKY[k];
         re.lastIndex = at;

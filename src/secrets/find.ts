@@ -411,13 +411,6 @@ interface Entry {
   readonly folded: boolean;
   /** Its index in {@linkcode KeywordTable.entries}, where its offsets are kept. */
   readonly index: number;
-  /**
-   * Its code units, and per unit the bit a text's unit is or-ed with before they are compared:
-   * 0x20 where a folded keyword has an ASCII letter (`c | 0x20` is that lowercase letter only
-   * for the letter in either case), 0 elsewhere (ADR-131).
-   */
-  readonly units: Uint16Array;
-  readonly fold: Uint16Array;
 }
 
 /**
@@ -491,9 +484,7 @@ function keywordTable(rules: readonly SecretRule[]): KeywordTable {
       const key = (folded ? "i" : "s") + text;
       let entry = byKey.get(key);
       if (!entry) {
-        const units = Uint16Array.from(text, (_, i) => text.charCodeAt(i));
-        const fold = units.map((c) => folded && c >= 0x61 && c <= 0x7a ? 0x20 : 0);
-        entry = { text, folded, index: entries.length, units, fold };
+        entry = { text, folded, index: entries.length };
         entries.push(entry);
         byKey.set(key, entry);
       }
@@ -652,10 +643,16 @@ function compareList(
       }
       if (at > i) continue;
     }
-    // (One loop for both kinds: an exact keyword's `fold` is all 0.)
-    const units = entry.units, fold = entry.fold;
     let q = skip[e];
-    while (q < size && (text.charCodeAt(i + q) | fold[q]) === units[q]) q++;
+    if (entry.folded) {
+      for (; q < size; q++) {
+        let c = text.charCodeAt(i + q);
+        if (c >= 0x41 && c <= 0x5a) c |= 0x20;
+        if (c !== keyword.charCodeAt(q)) break;
+      }
+    } else {
+      while (q < size && text.charCodeAt(i + q) === keyword.charCodeAt(q)) q++;
+    }
     if (q !== size) {
       if (!entry.folded) state.misses[entry.index]++;
     } else {

@@ -3,7 +3,8 @@
  * (a loop over pairs of code units and a table, ADR-092); each rule whose keywords occur then
  * looks at each occurrence of one of them (never at an occurrence inside a run of the token's
  * own characters, see `notAfter`), rejects it cheaply when what follows cannot be the token
- * (`follows`, ADR-070), and tries its sticky pattern only where it can; a rule's keywords and
+ * (`follows`, ADR-070), and tries its sticky pattern only where it can (one whose secret group
+ * ends it as the part before the group and the group, by `test`, ADR-131); a rule's keywords and
  * reject, searched ahead as one pattern (its gate, ADR-077), let the scan jump over a flood of
  * candidates that cannot pass; after a match the search resumes past it. Block rules (PEM
  * keys) follow the body once and resume after it. Overlaps go to the earlier rule. The cost is

@@ -3,7 +3,8 @@
  * (a loop over pairs of code units and a table, ADR-092); each rule whose keywords occur then
  * looks at each occurrence of one of them (never at an occurrence inside a run of the token's
  * own characters, see `notAfter`), rejects it cheaply when what follows cannot be the token
- * (`follows`, ADR-070), and tries its sticky pattern only where it can; a rule's keywords and
+ * (`follows`, ADR-070), and tries its sticky pattern only where it can (one whose secret group
+ * ends it as the part before the group and the group, by `test`, ADR-131); a rule's keywords and
  * reject, searched ahead as one pattern (its gate, ADR-077), let the scan jump over a flood of
  * candidates that cannot pass; after a match the search resumes past it. Block rules (PEM
  * keys) follow the body once and resume after it. Overlaps go to the earlier rule. The cost is
@@ -71,6 +72,17 @@ interface Prepared {
    * `secret.length` before its end (which is where its last occurrence in the match lies).
    */
   readonly endsMatch: boolean;
+  /**
+   * For a pattern whose `secret` group ends it: the pattern before the group (`lead`) and the
+   * group (`value`), each sticky, tried one after the other by `test` (ADR-131). The lead alone
+   * finds the first of its readings in the pattern's own order of trying them, which is the
+   * reading the whole pattern takes when the value then matches: so where both match, the match
+   * is the pattern's, the secret from the lead's end to the value's, with no match array and no
+   * string made; where the lead fails the pattern fails; where the value fails after the lead,
+   * the pattern may still match by a later reading of the lead, and `exec` decides.
+   */
+  readonly lead?: RegExp;
+  readonly value?: RegExp;
   /** The keywords as searched (lowercase when the rule ignores case). */
   readonly keywords: readonly string[];
   /** ASCII characters that may not precede a match (and so continue a run to skip). */
@@ -181,12 +193,17 @@ function prepared(rule: PatternRule): Prepared {
     const plainSource = grouped
       ? unnamedSecret(rule.pattern.source, rule.pattern.flags)
       : undefined;
+    const sticky = [...flags].join("");
+    const open = rule.pattern.source.indexOf("(?<secret>");
+    const endsMatch = plainSource !== undefined && groupEndsPattern(plainSource, open);
+    const split = endsMatch ? splitAt(plainSource!, open, sticky) : undefined;
     ready = {
-      re: new RegExp(plainSource ?? rule.pattern.source, [...flags].join("")),
+      re: new RegExp(plainSource ?? rule.pattern.source, sticky),
       grouped,
       plain: plainSource !== undefined,
-      endsMatch: plainSource !== undefined &&
-        groupEndsPattern(plainSource, rule.pattern.source.indexOf("(?<secret>")),
+      endsMatch,
+      lead: split?.lead,
+      value: split?.value,
       keywords,
       notAfter: asciiTable(rule.notAfter),
       skipRun: rule.notAfter ? runPattern(asciiTable(rule.notAfter)!) : undefined,
@@ -213,6 +230,39 @@ function unnamedSecret(source: string, flags: string): string | undefined {
   if (captures(source) !== 1) return undefined;
   const unnamed = parts[0] + "(" + parts[1];
   return captures(unnamed) === 1 ? unnamed : undefined;
+}
+
+/**
+ * `source` cut before the group opening at `open`, which ends it, as two sticky patterns: what
+ * comes before the group, and the group (made non-capturing). Undefined when the part before
+ * holds an alternation outside any group (`a|(x)`: the group is then not what every match ends
+ * with) or a part does not compile alone.
+ */
+export function splitAt(
+  source: string,
+  open: number,
+  flags: string,
+): { lead: RegExp; value: RegExp } | undefined {
+  const lead = source.slice(0, open);
+  let depth = 0;
+  for (let i = 0; i < lead.length; i++) {
+    const c = lead[i];
+    if (c === "\\") i++;
+    else if (c === "[") {
+      for (i++; i < lead.length && lead[i] !== "]"; i++) if (lead[i] === "\\") i++;
+    } else if (c === "(") depth++;
+    else if (c === ")") depth--;
+    else if (c === "|" && depth === 0) return undefined;
+  }
+  if (depth !== 0 || source[open] !== "(") return undefined;
+  try {
+    return {
+      lead: new RegExp(lead, flags),
+      value: new RegExp("(?:" + source.slice(open + 1), flags),
+    };
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -997,6 +1047,9 @@ function firstFrom(offsets: Int32Array, n: number, from: number, pos: number): n
   return lo;
 }
 
+/** Failures of a rule's value after its lead that a scan tries before judging the split (ADR-131). */
+const SPLIT_TRIAL = 16;
+
 /** After this many candidates in a row that the gate let through, a scan stops using it. */
 const GATE_GIVE_UP = 8;
 
@@ -1101,6 +1154,10 @@ function findPattern(
   let gateOn = gate !== undefined && nextAt === undefined &&
     count >= GATE_MIN_CANDIDATES && count * GATE_DENSITY >= text.length;
   const armAt = gate !== undefined && nextAt !== undefined ? GATE_MIN_CANDIDATES : -1;
+  // Whether the lead and the value are tried before the pattern (ADR-131): until the value has
+  // failed after the lead more than SPLIT_TRIAL times and at least half as often as it matched,
+  // as on a flood of near misses, where each failure costs the two tests and then an `exec`.
+  let split = ready.lead !== undefined, splitHits = 0, splitMisses = 0;
   let pos = 0;
   for (;;) {
     let k = -1, length = 0;
@@ -1156,41 +1213,63 @@ function findPattern(
       if (++failed === armAt) gateOn = true;
       continue;
     }
-    re.lastIndex = k;
-    let matched: number, secret: string, start: number;
-    if (ready.grouped) {
-      const m = re.exec(text);
-      if (!m) {
-        pos = k + 1;
+    // The match's length, and the secret's span; the secret as a string only once judged.
+    let matched = -1, start = k, end = k, secret: string | undefined;
+    if (split) {
+      const lead = ready.lead!;
+      lead.lastIndex = k;
+      if (!lead.test(text)) {
+        pos = k + 1; // (no reading of the lead: the pattern cannot match here)
         continue;
       }
-      matched = m[0].length;
-      const group = ready.plain ? m[1] : m.groups?.secret;
-      secret = group ?? m[0];
-      // (A secret that ends the pattern ends the match: no search for its last occurrence.)
-      start = group === undefined
-        ? k
-        : ready.endsMatch
-        ? k + matched - secret.length
-        : k + m[0].lastIndexOf(secret);
-    } else {
-      if (!re.test(text)) {
-        pos = k + 1;
-        continue;
+      const value = ready.value!;
+      value.lastIndex = start = lead.lastIndex;
+      if (value.test(text)) {
+        end = value.lastIndex;
+        matched = end - k;
+        splitHits++;
+      } else if (++splitMisses > SPLIT_TRIAL && splitMisses * 2 > splitHits) split = false;
+    }
+    if (matched < 0) {
+      re.lastIndex = k;
+      if (ready.grouped) {
+        const m = re.exec(text);
+        if (!m) {
+          pos = k + 1;
+          continue;
+        }
+        matched = m[0].length;
+        const group = ready.plain ? m[1] : m.groups?.secret;
+        secret = group ?? m[0];
+        // (A secret that ends the pattern ends the match: no search for its last occurrence.)
+        start = group === undefined
+          ? k
+          : ready.endsMatch
+          ? k + matched - secret.length
+          : k + m[0].lastIndexOf(secret);
+      } else {
+        if (!re.test(text)) {
+          pos = k + 1;
+          continue;
+        }
+        matched = re.lastIndex - k;
+        secret = text.slice(k, k + matched);
+        start = k;
       }
-      matched = re.lastIndex - k;
-      secret = text.slice(k, k + matched);
-      start = k;
+      end = start + secret.length;
     }
     pos = k + Math.max(1, matched);
     if (notBefore && continuesRun(notBefore, text.charCodeAt(k + matched))) continue;
     // A value a flood repeats is judged once (entropy, placeholder, the rule's own check).
-    const verdict: boolean = secret === lastSecret
-      ? lastVerdict
-      : (verdicts ??= new Verdicts(rule)).of(secret);
-    lastSecret = secret;
-    lastVerdict = verdict;
-    if (verdict) claims.claim(start, start + secret.length);
+    let verdict: boolean;
+    secret ??= text.slice(start, end);
+    if (secret === lastSecret) verdict = lastVerdict;
+    else {
+      verdict = (verdicts ??= new Verdicts(rule)).of(secret);
+      lastSecret = secret;
+      lastVerdict = verdict;
+    }
+    if (verdict) claims.claim(start, end);
   }
 }
 

@@ -188,7 +188,7 @@ const DEFAULT_MAX_FILE_BYTES = 512 * 1024;
 export const READ_FAILURES = ["too_large", "special", "changed", "unreadable", "capped"] as const;
 /** Why a file was not read: one of {@linkcode READ_FAILURES}. */
 type ReadFailure = (typeof READ_FAILURES)[number];
-/** {@linkcode Walker.readLength}'s result for `reason`, from the list (not kept in step by hand). */
+/** {@linkcode Walker.readLength}'s result for `reason`, taken from the list, not kept by hand. */
 const failure = (reason: ReadFailure) => ~READ_FAILURES.indexOf(reason);
 const TOO_LARGE = failure("too_large"), SPECIAL = failure("special"), CHANGED = failure("changed");
 const UNREADABLE = failure("unreadable"), CAPPED = failure("capped");

@@ -107,9 +107,9 @@ export function containsFolded(text: string, nonce: string): boolean {
 const HEX_NONCE = /^[0-9a-f]+$/;
 
 /**
- * Wraps `text` in a fence of `label` with `nonce`. The text inside is not altered. `endsWithNewline`
- * is whether it ends with a line feed, when the caller knows without reading it (redaction's
- * result can be a rope that a read of its last character would flatten, ADR-127).
+ * Wraps `text` in a fence of `label` with `nonce`. The text inside is not altered.
+ * `endsWithNewline` is whether it ends with a line feed, when the caller knows without reading it
+ * (redaction's result can be a rope that a read of its last character would flatten, ADR-127).
  */
 export function fenceUntrusted(
   text: string,

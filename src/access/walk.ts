@@ -119,7 +119,7 @@ export type ReadOutcome =
   | {
     readonly ok: false;
     /** `capped`: the walk's byte cap is reached; the walk ends and the file was not read. */
-    readonly reason: "too_large" | "special" | "changed" | "unreadable" | "capped";
+    readonly reason: ReadFailure;
   };
 
 /** Counts of one walk. */
@@ -186,7 +186,12 @@ const DEFAULT_MAX_FILE_BYTES = 512 * 1024;
 
 /** Why {@linkcode Walker.readLength} did not read a file, by the one's complement of its result. */
 export const READ_FAILURES = ["too_large", "special", "changed", "unreadable", "capped"] as const;
-const TOO_LARGE = ~0, SPECIAL = ~1, CHANGED = ~2, UNREADABLE = ~3, CAPPED = ~4;
+/** Why a file was not read: one of {@linkcode READ_FAILURES}. */
+type ReadFailure = (typeof READ_FAILURES)[number];
+/** {@linkcode Walker.readLength}'s result for `reason`, taken from the list, not kept by hand. */
+const failure = (reason: ReadFailure) => ~READ_FAILURES.indexOf(reason);
+const TOO_LARGE = failure("too_large"), SPECIAL = failure("special"), CHANGED = failure("changed");
+const UNREADABLE = failure("unreadable"), CAPPED = failure("capped");
 
 /** One walk of a directory of the workspace. */
 export class Walker {

@@ -820,8 +820,8 @@ function releaseBuffers(): void {
  * have had a word candidate so far or have one here, the only ones it can confirm (a match's
  * confirming word starts at or after its start). Which classes have had one is read from the
  * word candidates here, at a confirming word, not at every candidate: each entry is read once
- * (ADR-130). Called before the word's own candidates are stored, where the old `addTo` was (the
- * call placed after them cost code about 2%).
+ * (ADR-130). Called before the word's own candidates are stored, where `addTo` was called before
+ * ADR-130 (called after them, it cost about 2% on code).
  */
 function confirmAt(start: number, confirm: number, own: number): void {
   if (confirm === SELF) {
@@ -988,7 +988,8 @@ function resetUploadState(): void {
  * False only where `command_upload` cannot match at `at` (a word candidate: the gate's list
  * from entry `w` holds what follows it). At `curl` or `wget` of an ASCII text (`u`, `end`:
  * its code units): in a flood (32 candidates, at least one per 512 units) none is read
- * without a witness within its reach, while the witnesses let 3 in 4 go; then the reader.
+ * without a witness within its reach, while the witnesses let 3 in 4 go (judged per chunk, once
+ * 64 candidates have been checked in it); then the reader.
  */
 function uploadMay(u: Uint8Array, end: number, at: number, w: number): boolean {
   if (!curlOrWgetAt(u, end, at)) return true;

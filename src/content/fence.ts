@@ -46,18 +46,6 @@ export function newNonce(): string {
 }
 
 /**
- * A nonce that occurs in none of `texts` (case-insensitively): drawn again
- * until it does not, so the content cannot contain a marker that closes the
- * fence. `draw` is replaceable for tests.
- */
-export function nonceAbsentFrom(
-  texts: readonly string[],
-  draw: () => string = newNonce,
-): string {
-  return drawNonce((nonce) => !texts.some((t) => containsFolded(t, nonce)), draw);
-}
-
-/**
  * A nonce that occurs in none of `made` (case-insensitively), each text of which is made of
  * pieces of `sources` (substrings, in any order) with a marker of `markers` between each two,
  * as redaction makes a part's text (ADR-127). For a nonce of lowercase hex digits (every nonce
@@ -68,7 +56,8 @@ export function nonceAbsentFrom(
  * marker. Redaction's text is a rope of one piece and one marker per secret (70,000 nodes on a
  * flood of `Authorization:` headers), which the search of `made` had to flatten first. A
  * marker of another shape, or a nonce of another shape (a replaced `draw`), is checked against
- * `made` itself.
+ * `made` itself. A nonce found is drawn again, so the content cannot hold a marker that closes
+ * the fence; `draw` is replaceable for tests.
  */
 export function nonceAbsentFromPieces(
   sources: readonly string[],
@@ -89,7 +78,7 @@ export function nonceAbsentFromPieces(
 
 /**
  * The first nonce `draw` gives that `absent` accepts: the one redraw loop behind
- * {@linkcode nonceAbsentFrom} and a cached shaping's fresh fence (ADR-081), which
+ * {@linkcode nonceAbsentFromPieces} and a cached shaping's fresh fence (ADR-081), which
  * checks absence its own, cheaper way.
  */
 export function drawNonce(
@@ -118,9 +107,9 @@ export function containsFolded(text: string, nonce: string): boolean {
 const HEX_NONCE = /^[0-9a-f]+$/;
 
 /**
- * Wraps `text` in a fence of `label` with `nonce`. The text inside is not altered. `endsWithNewline`
- * is whether it ends with a line feed, when the caller knows without reading it (redaction's
- * result can be a rope that a read of its last character would flatten, ADR-127).
+ * Wraps `text` in a fence of `label` with `nonce`. The text inside is not altered.
+ * `endsWithNewline` is whether it ends with a line feed, when the caller knows without reading it
+ * (redaction's result can be a rope that a read of its last character would flatten, ADR-127).
  */
 export function fenceUntrusted(
   text: string,

@@ -14,11 +14,14 @@ import type { RawOk, TextPart, WithheldSecret } from "../contract/result.ts";
 
 export type { RedactionAudit };
 
-/** What redacting one string gave: the text, and how many secrets of each rule it replaced. */
-interface Redacted {
+/** A redacted string, and whether it ends with a line feed, known without reading it (ADR-127). */
+interface RedactedText {
   readonly text: string;
-  /** Whether `text` ends with a line feed, known without reading it (ADR-127). */
   readonly endsWithNewline: boolean;
+}
+
+/** What redacting one string gave: the text, and how many secrets of each rule it replaced. */
+interface Redacted extends RedactedText {
   readonly counts: readonly (readonly [string, number])[];
 }
 
@@ -73,7 +76,7 @@ export class Redactor {
   }
 
   /** {@linkcode redact}, and whether the result ends with a line feed (ADR-127). */
-  redactEnding(text: string): { text: string; endsWithNewline: boolean } {
+  redactEnding(text: string): RedactedText {
     const done = this.#memo.redact(text);
     for (const [rule, n] of done.counts) this.counts.set(rule, (this.counts.get(rule) ?? 0) + n);
     return done;
@@ -127,13 +130,13 @@ export function redactResult(raw: RawOk, redactSecrets: boolean): RedactedResult
   const structuredRedactor = new Redactor(memo);
   const withheld = raw.withheld ?? [];
   const applied = applyWithheld(raw.parts, raw.structured, withheld);
-  const ends = raw.parts.map((part, i) =>
+  const shown: RedactedText[] = raw.parts.map((part, i) =>
     part.untrusted
       ? textRedactor.redactEnding(applied.texts[i])
       : { text: part.text, endsWithNewline: part.text.endsWith("\n") }
   );
-  const texts = ends.map((e) => e.text);
-  const endsWithNewline = ends.map((e) => e.endsWithNewline);
+  const texts = shown.map((part) => part.text);
+  const endsWithNewline = shown.map((part) => part.endsWithNewline);
   const structured = structuredRedactor.redactDeep(applied.structured);
   const withheldCounts = new Map<string, number>();
   for (const w of withheld) withheldCounts.set(w.rule, (withheldCounts.get(w.rule) ?? 0) + 1);

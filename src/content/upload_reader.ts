@@ -183,7 +183,10 @@ function flagKind(u: Uint8Array, end: number, i: number): number {
   }
   return kind;
 }
-/** The end of the separator run at `i` if it has 1 to 24 units (blanks, `\` continuations), else -1. */
+/**
+ * The end of the separator run at `i` if it has 1 to 24 units (blanks, `\` continuations),
+ * else -1.
+ */
 function separatorEnd(u: Uint8Array, end: number, i: number): number {
   let n = 0;
   for (; i < end; n++) {
@@ -296,7 +299,10 @@ export function curlMay(u: Uint8Array, end: number, at: number): boolean {
 const START = new Uint8Array(256);
 for (const c of "-<\"'hf") START[c.charCodeAt(0)] = 1;
 for (const c of "cwin") START[c.charCodeAt(0)] = 2;
-/** Whether the text at `at` is `curl` or `wget` (then only the class's first alternative may match there). */
+/**
+ * Whether the text at `at` is `curl` or `wget` (then only the class's first alternative may
+ * match there).
+ */
 export function curlOrWgetAt(u: Uint8Array, end: number, at: number): boolean {
   if (at + 4 > end || (at + 4 < end && WORD_BYTE[u[at + 4]] !== 0)) return false;
   const a = u[at] | 0x20, b = u[at + 1] | 0x20, c = u[at + 2] | 0x20, d = u[at + 3] | 0x20;
@@ -375,10 +381,15 @@ export function findWitnesses(u: Uint8Array, end: number, from: number, to: numb
   }
 }
 /**
+ * How many of the gate's word candidates {@linkcode stopAfter} reads past a candidate: a flood of
+ * `x.curl` (no stops) would otherwise have its list read again at each of its candidates.
+ */
+const STOP_LOOKAHEAD = 8;
+/**
  * The first stop after `at` at or after entry `w` of the gate's word candidates (`list`, `count`
- * units: start, classes; `bit`, `command_upload`'s), or -1: a command word after a blank or a newline, where a candidate's
- * words end if they get that far (every command word is a gate word of `command_upload`),
- * among the next 8 entries.
+ * units, two an entry: start, classes; `bit`, `command_upload`'s), or -1: a command word after a
+ * blank or a newline, where a candidate's words end if they get that far (every command word is
+ * a gate word of `command_upload`), among the next {@linkcode STOP_LOOKAHEAD} entries.
  */
 export function stopAfter(
   u: Uint8Array,
@@ -389,9 +400,8 @@ export function stopAfter(
   bit: number,
   at: number,
 ): number {
-  // At most 8 entries ahead (a flood of `x.curl`, no stops, would otherwise be read again at
-  // each of its candidates); none found within them is none at all, the farther reach.
-  for (const last = Math.min(count, w + 16); w < last; w += 2) {
+  // None found within the lookahead is none at all: the farther reach.
+  for (const last = Math.min(count, w + 2 * STOP_LOOKAHEAD); w < last; w += 2) {
     const p = list[w];
     if (p <= at || (list[w + 1] & bit) === 0) continue;
     const b = u[p - 1];

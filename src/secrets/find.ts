@@ -3,11 +3,11 @@
  * (a loop over pairs of code units and a table, ADR-092); each rule whose keywords occur then
  * looks at each occurrence of one of them (never at an occurrence inside a run of the token's
  * own characters, see `notAfter`), rejects it cheaply when what follows cannot be the token
- * (`follows`, ADR-070), and tries its sticky pattern only where it can (one whose secret group
- * ends it as the part before the group and the group, by `test`, ADR-131); a rule's keywords and
- * reject, searched ahead as one pattern (its gate, ADR-077), let the scan jump over a flood of
- * candidates that cannot pass; after a match the search resumes past it. Block rules (PEM
- * keys) follow the body once and resume after it. Overlaps go to the earlier rule. The cost is
+ * (`follows`, ADR-070), and tries its sticky pattern only where it can (a pattern that ends with
+ * its secret group first as two `test`s, the part before the group then the group, ADR-131); a
+ * rule's keywords and reject, searched ahead as one pattern (its gate, ADR-077), let the scan
+ * jump over a flood of candidates that cannot pass; after a match the search resumes past it.
+ * Block rules (PEM keys) follow the body once and resume after it. Overlaps go to the earlier rule. The cost is
  * O(length × rules), checked on hostile input by `scripts/bench_content.ts`.
  *
  * @module
@@ -917,7 +917,7 @@ function findSpans(text: string, rules: readonly SecretRule[]): SpanList {
       }
     }
   });
-  claims.settle(0);
+  claims.settle(0); // (the last rule's spans join the kept ones; the index is not used again)
   return claims.kept;
 }
 
@@ -1155,7 +1155,7 @@ function findPattern(
     count >= GATE_MIN_CANDIDATES && count * GATE_DENSITY >= text.length;
   const armAt = gate !== undefined && nextAt !== undefined ? GATE_MIN_CANDIDATES : -1;
   // Whether the lead and the value are tried before the pattern (ADR-131): until the value has
-  // failed after the lead more than SPLIT_TRIAL times and at least half as often as it matched,
+  // failed after the lead more than SPLIT_TRIAL times and more than half as often as it matched,
   // as on a flood of near misses, where each failure costs the two tests and then an `exec`.
   let split = ready.lead !== undefined, splitHits = 0, splitMisses = 0;
   let pos = 0;

@@ -177,6 +177,23 @@ Deno.test("literal prefilter: bytes outside its memory are copied, and the memor
   assert.equal(check(pf, new TextEncoder().encode("needl"), "needle", false), NONE);
 });
 
+Deno.test("literal prefilter: scanInPlace answers for the first n bytes of its buffer only, and refuses n past it", () => {
+  const pf = new LiteralPrefilter("needle", true, 1024);
+  const text = new TextEncoder().encode("xx NEEDLE yy");
+  pf.buffer.set(text);
+  // The literal ends at byte 9.
+  assert.equal(pf.scanInPlace(9), FOUND);
+  assert.equal(pf.scanInPlace(8), NONE, "bytes past n were read");
+  // A NUL before the literal, past n and then within it.
+  pf.buffer[1] = 0;
+  assert.equal(pf.scanInPlace(text.length), BINARY);
+  assert.equal(pf.scanInPlace(1), NONE, "the NUL past n was read");
+  pf.buffer.fill(0x20);
+  assert.equal(pf.scanInPlace(text.length), NONE, "an earlier scan's bytes were remembered");
+  assert.equal(pf.scanInPlace(pf.buffer.length), NONE);
+  assert.throws(() => pf.scanInPlace(pf.buffer.length + 1), RangeError);
+});
+
 Deno.test("literal prefilter: only 1–512 ASCII characters are taken; the module is valid", () => {
   assert.ok(prefilterable("a"));
   assert.ok(prefilterable("x".repeat(MAX_LITERAL_BYTES)));

@@ -510,7 +510,8 @@ export class Walker {
       if (record) this.#batch.push(record);
       return total;
     } catch {
-      this.stats.errors++;
+      // Reported by the outcome, as a failed open is: the caller counts it (once, and not at
+      // all when a changed directory is read again), so not in `stats.errors` as well.
       return UNREADABLE;
     } finally {
       closeSync(fd);

@@ -12,6 +12,7 @@ import { SECRET_RULES } from "../../src/secrets/catalogue.ts";
 import { findSecrets, splitAt } from "../../src/secrets/find.ts";
 import { fakeSecret, isBlockRule, type PatternRule } from "../../src/secrets/rule.ts";
 import { sameAsReference as same } from "../helpers/secrets_oracle.ts";
+import { xorshift32 } from "../helpers/random.ts";
 
 const rule = (id: string, pattern: RegExp, keywords = ["k"]): PatternRule => ({
   id,
@@ -99,4 +100,120 @@ Deno.test("redact-split: the catalogue's rules whose secret ends the pattern are
       assert.equal(findSecrets(`${sample}\n`.repeat(50)).length, 50, r.id);
     }
   }
+});
+
+Deno.test("redact-split: attack — generated catalogue leads, separators, schemes and values, floods past the split's guard, agree with the reference", () => {
+  // Red team of ADR-131 (06:00 UTC round): every split rule's keywords in upper, lower and mixed
+  // case, `Proxy-`, `==`, `:=`, quotes, CR/LF and tabs between lead and value, schemes glued or
+  // spaced, values too short, just long enough, 40 and 86+2 (aws, azure) or 4,000+ long, and
+  // floods of one item repeated past SPLIT_TRIAL before the next; with the catalogue, three rules
+  // whose lead's first reading is a wrong one (the `exec` after a failed value decides) and one
+  // that must not be split (`kq|k(x)`: its matches need not end with the group).
+  const rules = [
+    ...SECRET_RULES,
+    rule("optional", /k(?:a)?(?<secret>a[a-z]{2})/y),
+    rule("lazy", /k[a-z]{0,4}?=?(?<secret>=[0-9]{4})/y),
+    rule("greedy", /k[a-z]{0,8}(?<secret>[a-z][0-9]{3})/y),
+    rule("alternation", /kq|k(?<secret>z[0-9]{3})/y),
+  ];
+  const random = xorshift32(131);
+  const next = () => Math.floor(random() * 2 ** 32);
+  const pick = <T>(list: readonly T[]) => list[next() % list.length];
+  const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  const run = (n: number, alphabet = B64 + "._~-=") => {
+    let s = "";
+    for (let i = 0; i < n; i++) s += alphabet[next() % alphabet.length];
+    return s;
+  };
+  const leads = [
+    "Authorization",
+    "AUTHORIZATION",
+    "Proxy-Authorization",
+    "proxy-AUTHORIZATION",
+    "X-Authorization",
+    "password",
+    "passwd",
+    "SECRET",
+    "token",
+    "apikey",
+    "db_key",
+    "-key",
+    "credentials",
+    "my.token-name",
+    "_authToken",
+    "_auth",
+    "_password",
+    "access_key",
+    "aws_secret_key",
+    "AccountKey",
+    "hooks.slack.com/services/",
+    "/api/webhooks/12345678901234567/",
+    "://user:",
+    "k",
+    "ka",
+    "kq",
+    "kabcd",
+  ];
+  const separators = [
+    "",
+    ":",
+    "=",
+    ":=",
+    "=>",
+    "==",
+    " = ",
+    ": ",
+    '":"',
+    "': '",
+    '="',
+    "\r\n",
+    "\t=\t",
+  ];
+  const schemes = [
+    "",
+    "",
+    "Bearer ",
+    "bearer",
+    "BASIC ",
+    "token\t",
+    "Bearer    ",
+    "Bearer bearer ",
+  ];
+  const value = () =>
+    [
+      () => run(next() % 14),
+      () => "abc" + run(next() % 3, "abcz0123"),
+      () => "z" + run(3, "0123456789"),
+      () => "=" + run(4, "0123456789"),
+      () => run(40, B64),
+      () => run(86, B64) + "==",
+      () => run(64, B64.slice(0, 62) + "_-"),
+      () => run(4_000 + (next() % 200)),
+      () => "xxxxxxxxxxxxxxxx",
+      () => run(8 + (next() % 40)),
+    ][next() % 10]();
+  const item = () => {
+    let lead = pick(leads);
+    if (next() % 5 === 0) lead = [...lead].map((c) => next() % 3 ? c : c.toUpperCase()).join("");
+    const text = lead + pick(separators) + pick(schemes) + value();
+    return lead === "://user:" ? text + pick(["@host", "@", ""]) : text;
+  };
+  // `kq` is a whole match of the alternation, not a lead before `z123` (which the greedy rule
+  // finds on its own); the reference has the three spans.
+  assert.deepEqual(same("kqz123 kz123", "alternation", rules).map((s) => [s.start, s.end]), [
+    [0, 2],
+    [2, 6],
+    [8, 12],
+  ]);
+  let spans = 0;
+  for (let n = 0; n < 150; n++) {
+    let text = "";
+    for (let i = 1 + (next() % 12); i > 0; i--) {
+      const one = item() + pick(["\n", " ", ";", "\r\n", ", "]);
+      text += next() % 4 === 0 ? one.repeat(1 + (next() % 40)) : one;
+    }
+    spans += same(text, `case ${n}`, rules).length;
+  }
+  // The generator must reach what it attacks: the cases hold secrets to find.
+  assert.ok(spans > 500, `${spans} spans`);
 });

@@ -193,17 +193,20 @@ export class Denylist {
   deniesEntry(parent: string, name: string): boolean {
     // The common case (a walk asks this of every entry, ADR-120): a plain name has one key,
     // its lower case (what `denyKeys` gives it too), tested without an array or a closure.
-    let key: string | undefined;
+    let keys: string[];
+    let hasParts = false;
     if (isPlain(name)) {
-      key = name.toLowerCase();
+      const key = name.toLowerCase();
       if (this.#names.test(key)) return true;
       if (this.#paths.length === 0 || !this.#pathEnds.test(key)) return false;
+      keys = [key];
+    } else {
+      keys = denyKeys(name);
+      if (this.#slotDenied(keys)) return true;
+      if (this.#paths.length === 0) return false;
+      hasParts = name.includes("\\");
+      if (!hasParts && !keys.some((key) => this.#pathEnds.test(key))) return false;
     }
-    const keys = key !== undefined ? [key] : denyKeys(name);
-    if (key === undefined && this.#slotDenied(keys)) return true;
-    if (this.#paths.length === 0) return false;
-    const hasParts = name.includes("\\");
-    if (!hasParts && !keys.some((key) => this.#pathEnds.test(key))) return false;
     let last = this.#lastParent;
     if (last?.parent !== parent) {
       last = { parent, views: viewsOf([...this.#context, ...splitPath(parent)]) };

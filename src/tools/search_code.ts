@@ -32,7 +32,13 @@ import { EscapedNames } from "../contract/text.ts";
 import type { ResolvedPath } from "../access/resolve.ts";
 import { GlobError, globToRegExpSource } from "../access/ignore.ts";
 import { latin1Text, READ_FAILURES, viewOf, Walker, type WalkFile } from "../access/walk.ts";
-import { BINARY, LiteralPrefilter, NONE, prefilterable } from "./literal_prefilter.ts";
+import {
+  BINARY,
+  LiteralPrefilter,
+  NONE,
+  prefilterable,
+  type PrefilterAnswer,
+} from "./literal_prefilter.ts";
 import { secretMarker } from "../secrets/cut.ts";
 import type { ToolContext, ToolDefinition } from "./types.ts";
 import { compactHeap } from "../contract/compact.ts";
@@ -413,6 +419,18 @@ class Page {
   }
 
   /**
+   * Whether the prefilter's `answer` settles a file without its text: binary (counted) or
+   * without the literal (ADR-103); what the search would find is the same.
+   */
+  settledBy(answer: PrefilterAnswer): boolean {
+    if (answer === BINARY) {
+      this.here.binary++;
+      return true;
+    }
+    return answer === NONE;
+  }
+
+  /**
    * {@linkcode consider} for the `length` bytes the walker just read into its buffer: when
    * that buffer is the prefilter's memory, the prefilter is asked of them in place, and a file
    * it settles needs no view of its bytes (ADR-120).
@@ -426,12 +444,7 @@ class Page {
   ): boolean {
     const prefilter = this.prefilter;
     if (prefilter !== undefined && walker.buffer === prefilter.buffer) {
-      const answer = prefilter.scanInPlace(length);
-      if (answer === BINARY) {
-        this.here.binary++;
-        return true;
-      }
-      if (answer === NONE) return true;
+      if (this.settledBy(prefilter.scanInPlace(length))) return true;
       const bytes = walker.bytes(length);
       return this.consider(path, walkPath, bytes, skip, latin1Text(bytes));
     }
@@ -453,12 +466,7 @@ class Page {
   ): boolean {
     const { mode, maxResults, budget } = this.p;
     if (latin1 === undefined && this.prefilter !== undefined) {
-      const answer = this.prefilter.scan(bytes);
-      if (answer === BINARY) {
-        this.here.binary++;
-        return true;
-      }
-      if (answer === NONE) return true;
+      if (this.settledBy(this.prefilter.scan(bytes))) return true;
     }
     latin1 ??= latin1Text(bytes);
     if (latin1.indexOf("\0") >= 0) {

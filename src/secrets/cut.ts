@@ -10,7 +10,7 @@
  * @module
  */
 
-import { findSecrets, type SecretSpan } from "./find.ts";
+import { findSecrets, secretMarker, type SecretSpan } from "./find.ts";
 
 /** Characters `start..end` (code units, end exclusive) of 1-based line `line` of the source. */
 export interface LinePiece {
@@ -126,10 +126,8 @@ function lineOf(starts: readonly number[], at: number): number {
   return lo + 1;
 }
 
-/** The marker a withheld or redacted secret of `rule` is replaced by. */
-export function secretMarker(rule: string): string {
-  return `[redacted:${rule}]`;
-}
+// The marker of a withheld or redacted secret: defined by the finder, which writes the markers.
+export { secretMarker };
 
 /**
  * How long `text` can become once `pieces` of it (`[start, end)` offsets,

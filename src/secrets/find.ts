@@ -1358,6 +1358,11 @@ export function replaceSpans(
   return replaceParallel(text, list, names, counts);
 }
 
+/** The marker a withheld or redacted secret of `rule` is replaced by. */
+export function secretMarker(rule: string): string {
+  return `[redacted:${rule}]`;
+}
+
 /** `text` with each span of `spans` replaced by its rule's marker (`names[rule]`). */
 function replaceParallel(
   text: string,
@@ -1374,7 +1379,7 @@ function replaceParallel(
     // (Each rule's marker built once per run of its spans, not once per span; counted per run.)
     if (spans.rule[i] !== rule) {
       if (run > 0) counts?.set(names[rule], (counts.get(names[rule]) ?? 0) + run);
-      marker = `[redacted:${names[rule = spans.rule[i]]}]`; // (cut.ts's secretMarker)
+      marker = secretMarker(names[rule = spans.rule[i]]);
       run = 0;
     }
     out += text.slice(at, spans.start[i]) + marker;
@@ -1390,7 +1395,7 @@ const RULE_IDS = SECRET_RULES.map((rule) => rule.id);
 
 /** `text` with every secret replaced, counting each by rule. */
 export function redactSecrets(text: string, counts?: RuleCounts): string {
-  return replaceParallel(text, findSpans(text, SECRET_RULES), RULE_IDS, counts);
+  return redactSecretsEnding(text, counts).text;
 }
 
 /**

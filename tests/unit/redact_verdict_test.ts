@@ -79,7 +79,7 @@ Deno.test("redact-verdict: attack — a flood of 40,000 matches grows the span l
   same(text.slice(0, 60_000), "a slice of the flood");
 });
 
-Deno.test("redact-verdict: the finder's markers are cut.ts's secretMarker (the fence's nonce check relies on their brackets, ADR-127)", () => {
+Deno.test("redact-verdict: the finder's markers are secretMarker's, bracketed (the fence's nonce check relies on their brackets, ADR-127)", () => {
   for (const rule of SECRET_RULES) {
     const [sample] = rule.samples().match;
     const counts = new Map<string, number>();

@@ -23,7 +23,9 @@ import {
   stopAfter,
   WITNESS_AFTER,
   WITNESS_CHUNK,
+  WITNESS_JUDGED_AFTER,
   WITNESS_REACH,
+  WITNESS_SPACING,
   witnessReach,
   witnessWithin,
 } from "./upload_reader.ts";
@@ -965,20 +967,22 @@ function gateCandidates(bytes: Uint8Array, length: number): void {
   }
 }
 
+/** The witnesses of a text are not used yet, used (found up to `upload.to`), no longer used. */
+const WITNESSES_UNUSED = 0, WITNESSES_ON = 1, WITNESSES_OFF = 2;
 /** The curl/wget candidates of the current text (ADR-124): how far its witnesses are found. */
 const upload = {
   /** Candidates seen (up to WITNESS_AFTER). */
   candidates: 0,
-  /** 0: witnesses not used yet, 1: used (found up to `to`), 2: no longer (they let too few go). */
-  state: 0,
+  /** WITNESSES_UNUSED, WITNESSES_ON or WITNESSES_OFF (they let too few go). */
+  state: WITNESSES_UNUSED,
   to: 0,
   /** Candidates of the current chunk checked against the witnesses, and those let go. */
   checked: 0,
   skipped: 0,
 };
 function resetUploadState(): void {
+  upload.state = WITNESSES_UNUSED;
   upload.candidates =
-    upload.state =
     upload.to =
     upload.checked =
     upload.skipped =
@@ -987,20 +991,24 @@ function resetUploadState(): void {
 /**
  * False only where `command_upload` cannot match at `at` (a word candidate: the gate's list
  * from entry `w` holds what follows it). At `curl` or `wget` of an ASCII text (`u`, `end`:
- * its code units): in a flood (32 candidates, at least one per 512 units) none is read
- * without a witness within its reach, while the witnesses let 3 in 4 go (judged per chunk, once
- * 64 candidates have been checked in it); then the reader.
+ * its code units): in a flood ({@linkcode WITNESS_AFTER} candidates, at least one per
+ * {@linkcode WITNESS_SPACING} units) none is read without a witness within its reach, while the
+ * witnesses let 3 in 4 go (judged per chunk, once {@linkcode WITNESS_JUDGED_AFTER} candidates
+ * have been checked in it); then the reader.
  */
 function uploadMay(u: Uint8Array, end: number, at: number, w: number): boolean {
   if (!curlOrWgetAt(u, end, at)) return true;
-  if (upload.state === 0 && ++upload.candidates >= WITNESS_AFTER) {
-    if (at < upload.candidates * 512) upload.state = 1;
+  if (upload.state === WITNESSES_UNUSED && ++upload.candidates >= WITNESS_AFTER) {
+    if (at < upload.candidates * WITNESS_SPACING) upload.state = WITNESSES_ON;
   }
-  if (upload.state === 1) {
+  if (upload.state === WITNESSES_ON) {
     const reach = Math.min(at + WITNESS_REACH + 1, end);
-    while (upload.state === 1 && upload.to < reach) {
-      if (upload.to > 0 && upload.checked >= 64 && upload.skipped * 4 < upload.checked * 3) {
-        upload.state = 2;
+    while (upload.state === WITNESSES_ON && upload.to < reach) {
+      if (
+        upload.to > 0 && upload.checked >= WITNESS_JUDGED_AFTER &&
+        upload.skipped * 4 < upload.checked * 3
+      ) {
+        upload.state = WITNESSES_OFF;
       } else {
         const from = upload.to;
         upload.to = Math.min(from + WITNESS_CHUNK, end);
@@ -1008,7 +1016,7 @@ function uploadMay(u: Uint8Array, end: number, at: number, w: number): boolean {
         upload.checked = upload.skipped = 0;
       }
     }
-    if (upload.state === 1) {
+    if (upload.state === WITNESSES_ON) {
       upload.checked++;
       // The farthest reach first: in a flood without witnesses no stop is looked for.
       if (

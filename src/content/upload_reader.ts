@@ -214,7 +214,7 @@ function payloadMay(u: Uint8Array, end: number, i: number): boolean {
     if ((kind & 1) !== 0 && (valueMay(u, end, i) || (next > 0 && valueMay(u, end, next)))) {
       return true;
     }
-    return (kind & 2) !== 0 && (fileMay(u, end, i + 1) || (next > 0 && pathMay(u, end, next)));
+    return (kind & 2) !== 0 && flagPathMay(u, end, i, next);
   }
   return c === 0x3c ? redirectMay(u, end, i) : urlMay(u, end, i, c);
 }
@@ -227,7 +227,13 @@ function redirectMay(u: Uint8Array, end: number, i: number): boolean {
 /** Whether an upload flag (FILE_FLAG) with a path that may be sensitive starts at `i`. */
 function fileFlagMay(u: Uint8Array, end: number, i: number): boolean {
   if ((flagKind(u, end, i) & 2) === 0) return false;
-  const next = separatorEnd(u, end, wordEnd(u, end, i));
+  return flagPathMay(u, end, i, separatorEnd(u, end, wordEnd(u, end, i)));
+}
+/**
+ * Whether the path of the upload flag at `i` may be sensitive: in the flag's own word, or in
+ * the next word, which starts at `next` (-1: none within the separators' bound).
+ */
+function flagPathMay(u: Uint8Array, end: number, i: number, next: number): boolean {
   return fileMay(u, end, i + 1) || (next > 0 && pathMay(u, end, next));
 }
 /** Whether SECRET_URL may match at `i`, whose lowercase unit is `c`. */
@@ -336,9 +342,16 @@ export const WITNESS_REACH = 5_000;
 const QUOTED_REACH = 489;
 /**
  * The curl candidates of a text from which its witnesses are found, if they came at least one
- * per 512 units (fewer or sparser: the reader alone).
+ * per {@linkcode WITNESS_SPACING} units (fewer or sparser: the reader alone).
  */
 export const WITNESS_AFTER = 32;
+/** The most units per curl candidate, on average, of a text whose witnesses are found. */
+export const WITNESS_SPACING = 512;
+/**
+ * Candidates of a chunk checked against the witnesses before they are judged: they are kept
+ * while they let at least 3 in 4 of them go (fewer: the reader alone for the rest of the text).
+ */
+export const WITNESS_JUDGED_AFTER = 64;
 /** The witnesses are found this many units at a time (ahead of the candidates that need them). */
 export const WITNESS_CHUNK = 65_536;
 /** Byte → 1 for `@`, `<`, `$`, a backtick, `-` (a witness's first unit). */

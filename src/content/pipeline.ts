@@ -59,9 +59,9 @@ export function shapeToolResult(
   // Assessed on the raw text (before redaction), so a secret cannot hide an instruction; its
   // excerpts are redacted below like every other string of the result.
   // A part's names that its text shows escaped are assessed raw beside it (ADR-116).
+  const untrusted = raw.parts.filter((part) => part.untrusted);
   const assessed: AssessedText[] = [];
-  for (const part of raw.parts) {
-    if (!part.untrusted) continue;
+  for (const part of untrusted) {
     assessed.push(part);
     if (part.escaped !== undefined && part.escaped.length > 0) {
       assessed.push(rawNamesOf(part.text, part.escaped));
@@ -71,7 +71,6 @@ export function shapeToolResult(
   // The nonce is checked against what the fenced texts are made of: the parts as the tool gave
   // them and the markers redaction put in (every rule of the audit), not the redacted texts,
   // which a flood of secrets makes ropes of tens of thousands of pieces (ADR-127).
-  const untrusted = raw.parts.filter((part) => part.untrusted);
   const nonce = nonceAbsentFromPieces(
     untrusted.map((part) => part.text),
     redaction.rules.map((r) => secretMarker(r.rule)),

@@ -584,6 +584,17 @@ function grown(buffer: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> {
   return bigger;
 }
 
+/**
+ * The pass's list of hits, kept from one text to the next (taken while a pass uses it, given
+ * back by {@linkcode hitsOf} once split): a flood of keywords grew a list from 16 entries for
+ * every text, about 2 MB of fresh typed arrays per MiB of `Authorization:` lines, zeroed,
+ * copied and then collected. Kept up to {@linkcode KEPT_HITS} entries (4 MB), as the
+ * assessment keeps its candidate lists (ADR-091).
+ */
+let spareHits = new Int32Array(256);
+const KEPT_HITS = 1 << 20;
+const NO_HITS = new Int32Array(0);
+
 /** The flat list of hits split by entry, each entry's offsets in order. */
 function byEntry(found: Int32Array, length: number, entries: number): Hits {
   const count = new Int32Array(entries);
@@ -701,7 +712,7 @@ function scanKeywords(text: string, table: KeywordTable): ScanState {
   const third = own ? table.third.slice() : table.third;
   const wide = own ? table.wide.slice() : table.wide;
   const state: ScanState = {
-    found: new Int32Array(16),
+    found: spareHits.length > 0 ? spareHits : new Int32Array(256),
     length: 0,
     seen: new Uint8Array(entries.length),
     misses: new Int32Array(entries.length),
@@ -711,6 +722,7 @@ function scanKeywords(text: string, table: KeywordTable): ScanState {
     owned: own,
     table,
   };
+  spareHits = NO_HITS; // (taken: given back by hitsOf)
   const n = text.length;
   let c0 = n > 0 ? text.charCodeAt(0) : 0;
   // (The loop holds only table reads; the rare comparisons are a call of their own, so the
@@ -739,6 +751,7 @@ function scanKeywords(text: string, table: KeywordTable): ScanState {
  */
 function hitsOf(text: string, table: KeywordTable, state: ScanState): Hits {
   const hits = byEntry(state.found, state.length, table.entries.length);
+  if (state.found.length <= KEPT_HITS) spareHits = state.found;
   for (const entry of table.alone) {
     const search = entry.folded ? new RegExp(escapeLiteral(entry.text), "gi") : undefined;
     const at: number[] = [];

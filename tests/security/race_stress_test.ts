@@ -19,8 +19,10 @@
  * directory it read files in (THREAT-MODEL.md, the walk row) and drops it.
  *
  * Linux only (`renameat2`). `RACE_STRESS_MS` sets how long each tool is
- * raced (default 3000); `RACE_STRESS_PAUSE_US` how long the swapper may hold
- * each state (default 20 µs, 0 for a bare loop). The rates are printed.
+ * raced at least (default 3000); a run that has not made 1,000 calls by then
+ * goes on until it has, for at most four times as long. `RACE_STRESS_PAUSE_US`
+ * sets how long the swapper may hold each state (default 20 µs, 0 for a bare
+ * loop). The rates are printed.
  */
 
 import assert from "node:assert/strict";

@@ -13,7 +13,9 @@
  * process over stdio, with its pool of tool workers, so a long scan runs on
  * two threads as in use (ADR-064); its CPU time is the server process's
  * (`/proc/<pid>/stat`, every thread) and its peak RSS the server's
- * (`VmHWM`). For comparison each round also runs the handler on a direct
+ * (`VmHWM`). Last a fresh server does `BENCH_LONG_SCANS` (default 30) full
+ * literal scans in a row, 300 ms apart, for the peak RSS of a long-lived one.
+ * For comparison each round also runs the handler on a direct
  * context in this process (one thread, as before ADR-064). This process
  * needs the V8 flags of the `devserver` task; it re-runs itself with them
  * when they are missing.
@@ -35,6 +37,8 @@ import { CORPUS, prepareCorpus, rg, rgSelection } from "./lib/linux_corpus.ts";
 const ROUNDS = Number(Deno.env.get("BENCH_ROUNDS") ?? "5");
 /** Only the queries whose name contains one of these comma-separated words (default: all). */
 const ONLY = Deno.env.get("BENCH_QUERIES");
+/** Full literal scans a fresh server does in a row for the long-lived RSS row (0: none). */
+const LONG_SCANS = Number(Deno.env.get("BENCH_LONG_SCANS") ?? "30");
 
 await rerunUnderDevserverV8Flags(import.meta.url);
 
@@ -399,10 +403,44 @@ for (const row of oneRows) console.log(row);
 console.log(
   `\npeak RSS during the full scans: ${
     (serverRss.peak / 1048576).toFixed(0)
-  } MB the server process (VmHWM, ${(serverRss.now / 1048576).toFixed(0)} MB at the end); ${
+  } MiB the server process (VmHWM, ${(serverRss.now / 1048576).toFixed(0)} MiB at the end); ${
     (peakRss / 1048576).toFixed(0)
-  } MB this process (one-thread runs in it)`,
+  } MiB this process (one-thread runs in it)`,
 );
+
+/**
+ * A long-lived server: one fresh server's `VmHWM` after each of `LONG_SCANS` full literal scans,
+ * 300 ms apart (the after-call collection of ADR-118 runs in that pause). Each scan raises the
+ * peak by a few MB until V8 starts handing pages back (performance.md).
+ */
+async function longLivedPeaks(scans: number): Promise<number[]> {
+  const long = new ServerProcess(CORPUS, env);
+  const peaks: number[] = [];
+  try {
+    for (let i = 0; i < scans; i++) {
+      await allPages(
+        (a) => long.call("search_code", a),
+        { pattern: "Linus Torvalds" },
+        () => long.cpuMs(),
+        () => long.rss().now,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      peaks.push(long.rss().peak);
+    }
+  } finally {
+    await long.close();
+  }
+  return peaks;
+}
+if (LONG_SCANS > 0) {
+  const peaks = await longLivedPeaks(LONG_SCANS);
+  const at = [1, 10, 20, 30, 40, 60].filter((n) => n < LONG_SCANS).concat(LONG_SCANS);
+  console.log(
+    `peak RSS of one server over ${LONG_SCANS} full literal scans, 300 ms apart (VmHWM after scans ${
+      at.join(", ")
+    }): ${at.map((n) => (peaks[n - 1] / 1e6).toFixed(0)).join(", ")} MB (target ≤ 200 MB)`,
+  );
+}
 
 /**
  * Issue 6's memory target: the peak RSS of one `devserver call search_code` (stdio, a fresh

@@ -55,6 +55,8 @@ export async function compactingAfter<T>(
     return await work();
   } finally {
     if (performance.now() - start >= afterMs) {
+      // An overlapping call (a job and an assist) may have scheduled one since: one is enough.
+      if (pendingCompaction !== undefined) clearTimeout(pendingCompaction);
       const timer = setTimeout(() => {
         if (pendingCompaction === timer) pendingCompaction = undefined;
         compact();

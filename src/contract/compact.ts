@@ -27,18 +27,20 @@ export function compactHeap(): boolean {
 
 /**
  * How long (ms) a thread waits, idle, after a long call before it collects (ADR-138): a call that
- * arrives sooner cancels the collection, so back-to-back calls never wait for one.
+ * arrives sooner postpones the collection until the thread is idle again.
  */
 export const COMPACT_IDLE_MS = 150;
 
-/** The collection scheduled after the last long call, until it runs or a call cancels it. */
+/** The collection owed since the last long call, until it runs (a call that starts postpones it). */
 let pendingCompaction: ReturnType<typeof setTimeout> | undefined;
 
 /**
  * Runs `work`; when it took `afterMs` or more (however it ended), schedules
  * `compact` on a timer `idleMs` later, so the call's answer is posted before
- * the collection, and a call that starts before then cancels it (the next
- * long call schedules its own). The timer does not keep the thread alive.
+ * the collection. A call that starts before then postpones it: the collection
+ * stays owed and is scheduled again when that call ends, however short, so
+ * calls back to back never wait for one and none is lost. The timer does not
+ * keep the thread alive.
  */
 export async function compactingAfter<T>(
   work: () => Promise<T>,
@@ -46,23 +48,21 @@ export async function compactingAfter<T>(
   compact: () => unknown = compactHeap,
   idleMs: number = COMPACT_IDLE_MS,
 ): Promise<T> {
-  if (pendingCompaction !== undefined) {
-    clearTimeout(pendingCompaction);
-    pendingCompaction = undefined;
-  }
+  const owed = pendingCompaction !== undefined;
+  clearTimeout(pendingCompaction);
+  pendingCompaction = undefined;
   const start = performance.now();
   try {
     return await work();
   } finally {
-    if (performance.now() - start >= afterMs) {
+    if (owed || performance.now() - start >= afterMs) {
       // An overlapping call (a job and an assist) may have scheduled one since: one is enough.
-      if (pendingCompaction !== undefined) clearTimeout(pendingCompaction);
-      const timer = setTimeout(() => {
-        if (pendingCompaction === timer) pendingCompaction = undefined;
+      clearTimeout(pendingCompaction);
+      pendingCompaction = setTimeout(() => {
+        pendingCompaction = undefined;
         compact();
       }, idleMs);
-      Deno.unrefTimer(Number(timer));
-      pendingCompaction = timer;
+      Deno.unrefTimer(Number(pendingCompaction));
     }
   }
 }

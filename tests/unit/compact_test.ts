@@ -69,7 +69,7 @@ Deno.test("compactingAfter's default: a search's first page (150 ms) collects, a
   assert.equal(compacted, 1, "a short call is not");
 });
 
-Deno.test("compactingAfter: a call that starts within the idle wait cancels the collection; the last long call's still runs", async () => {
+Deno.test("compactingAfter: a call that starts within the idle wait postpones the collection; it runs once, when idle", async () => {
   // ADR-138: back-to-back calls (an agent paging, a benchmark) must not wait for a collection
   // scheduled by the call before; the thread collects once it has been idle for idleMs.
   let compacted = 0;
@@ -81,4 +81,17 @@ Deno.test("compactingAfter: a call that starts within the idle wait cancels the 
   assert.equal(compacted, 0, "neither collection ran while calls kept coming");
   await new Promise((r) => setTimeout(r, 80));
   assert.equal(compacted, 1, "the thread collects once, after the last long call, when idle");
+});
+
+Deno.test("compactingAfter: a short call within the idle wait does not lose the long call's collection", async () => {
+  // ADR-138: a search then a quick read_file must still collect the search's garbage.
+  let compacted = 0;
+  const long = () => new Promise<string>((r) => setTimeout(() => r("long"), 30));
+  const short = () => Promise.resolve("short");
+  await compactingAfter(long, 20, () => compacted++, 60);
+  await compactingAfter(short, 20, () => compacted++, 60);
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(compacted, 0, "postponed past the short call");
+  await new Promise((r) => setTimeout(r, 70));
+  assert.equal(compacted, 1, "and run once the thread is idle");
 });

@@ -17,17 +17,19 @@
  * - Reads ({@linkcode Walker.read}) open without blocking (and ask not to
  *   follow a final link, which Deno 2.9.6 ignores under a read grant), and
  *   read into one reused buffer, at most the size cap. The swap race is
- *   handled per directory, not per file: after a directory's files are read,
- *   its chain of directories up to the root is checked once (a few
- *   `lstat`s). When no directory on it changed lately (nearly always), that
- *   is the proof and the reads needed no `fstat`; when one had changed by
- *   the time the directory was entered, its files are read the careful way
- *   (`fstat`: a regular file, its inode recorded) and random probes follow
- *   as in `Workspace` (see `workspace.ts`); when one changed while its files
- *   were read the fast way, `directory_done` says `again` and they come
- *   again, read the careful way (ADR-054). A directory that fails is
- *   reported with `confirmed: false` and the caller drops what it read
- *   there: what a read returns is provisional until then.
+ *   handled per batch of directories, not per file: after the files of up to
+ *   {@linkcode BATCH_DIRECTORIES} directories (or {@linkcode BATCH_FILES}
+ *   files) are read, the chains of those directories up to the root are
+ *   checked once, each directory on them looked at once (ADR-139). When none
+ *   changed lately (nearly always), that is the proof and the reads needed no
+ *   `fstat`; a directory that had changed by the time it was entered is read
+ *   the careful way (`fstat`: a regular file, its inode recorded) and checked
+ *   alone, with random probes as in `Workspace` (see `workspace.ts`); when a
+ *   directory on the chains changed while a batch was read the fast way,
+ *   `directory_done` says `again` and the batch's directories come again,
+ *   each read the careful way (ADR-054). A batch that fails is reported with
+ *   `confirmed: false` and the caller drops what it read since the last
+ *   `directory_done`: what a read returns is provisional until then.
  *
  * @module
  */
@@ -95,17 +97,21 @@ export interface WalkFile {
   readonly absolute: string;
 }
 
-/** The end of a directory's files: whether what was read in it is confirmed. */
+/**
+ * The end of a batch of directories (one or more, ADR-139): whether what was read since the
+ * last `directory_done` is confirmed.
+ */
 export interface WalkDirectoryDone {
   readonly kind: "directory_done";
-  /** Relative to the workspace root. */
+  /** The batch's last directory, relative to the workspace root. */
   readonly path: string;
-  /** False: a directory on its path was swapped while it was read; drop what it gave. */
+  /** False: a directory on their paths was swapped while they were read; drop what they gave. */
   readonly confirmed: boolean;
   /**
-   * True (with `confirmed: false`): the directory changed while its files
-   * were read the fast way; they come again next, read the careful way.
-   * Whatever was counted for them is to be counted once.
+   * True (with `confirmed: false`): a directory on their paths changed while
+   * their files were read the fast way; they come again next, read the
+   * careful way. Whatever was counted for them is to be counted once (the
+   * walker's own counts are set back).
    */
   readonly again: boolean;
 }
@@ -163,7 +169,49 @@ interface DirNode {
   quiet: boolean;
   /** Read its files the careful way (`fstat` and a record each): its fast pass was not confirmed. */
   careful: boolean;
+  /** The check of chains ({@linkcode chainState}) that last looked at it: each looks once. */
+  checked: number;
 }
+
+/**
+ * Directories read the fast way whose chains are checked together, once, after the last of
+ * them is read (ADR-139): each directory on their chains is looked at once for all of them,
+ * where one check per directory looked at the shared ones again and again.
+ */
+interface Batch {
+  readonly nodes: DirNode[];
+  /** The earliest of their entry times less {@linkcode QUIET_MS}: the window the chain must be quiet since. */
+  since: number;
+  /** Files yielded, files read and bytes read in them. */
+  files: number;
+  reads: number;
+  bytes: number;
+  /** Directories entered since the batch opened, its first included: read the careful way if it fails. */
+  entered: number;
+  /**
+   * To walk them again: the walk's stack is cut back to `mark` entries and `popped` (the
+   * directories taken from below the mark since the batch opened, its first one first) put
+   * back, each with the device and inode it had when taken (none, for one not entered
+   * before: a directory entered through a swapped parent recorded the wrong one); the counts
+   * are set back to `stats`, those before its first directory was entered.
+   */
+  mark: number;
+  readonly popped: Taken[];
+  readonly stats: WalkStats;
+  /** Its one directory was read the careful way (a careful directory is checked alone). */
+  readonly careful: boolean;
+}
+
+/** A directory as it was taken from the walk's stack: what it had recorded then. */
+interface Taken {
+  readonly node: DirNode;
+  readonly dev: number;
+  readonly ino: number | null;
+}
+
+/** A batch is checked once it holds this many directories with reads, or this many files. */
+export const BATCH_DIRECTORIES = 8;
+export const BATCH_FILES = 512;
 
 /** One directory entry as the walk uses it, read once from Deno's (ADR-095). */
 interface Entry {
@@ -225,6 +273,8 @@ export class Walker {
   #bytesHere = 0;
   /** Whether reads in the current directory record what they opened (see {@linkcode read}). */
   #careful = true;
+  /** Directories still to be read the careful way: those of a batch that failed (ADR-139). */
+  #carefulLeft = 0;
 
   /** A walk of `start` (a resolved directory) of the workspace at `root` under `policy`. */
   constructor(policy: WalkPolicy, root: string, start: ResolvedPath, options: WalkOptions = {}) {
@@ -237,7 +287,7 @@ export class Walker {
     this.#view = viewOf(this.#buffer);
   }
 
-  /** Walks the tree, yielding files and the end of each directory that yielded files. */
+  /** Walks the tree, yielding files and the end of each batch of directories that yielded files. */
   *walk(): Generator<WalkEvent, void, void> {
     const start = this.#start;
     // The start's chain: the directories resolution recorded, then the start itself.
@@ -254,6 +304,7 @@ export class Walker {
         ino: a.ino,
         quiet: true,
         careful: false,
+        checked: 0,
       };
     }
     const stack = start.relative === ""
@@ -271,15 +322,37 @@ export class Walker {
       ino: start.info.ino,
       quiet: true,
       careful: false,
+      checked: 0,
     }];
     const { maxFiles = Infinity, stop, enter, files } = this.#options;
     const inclusive = this.#options.resumeAfter?.inclusive ?? false;
 
-    while (pending.length > 0) {
+    /** The directories read the fast way whose chains await their one check (ADR-139). */
+    let batch: Batch | undefined;
+    while (pending.length > 0 || batch !== undefined) {
       const reason = stop?.reason();
-      if (reason) return void (this.ended = reason);
+      if (reason) {
+        this.ended = reason;
+        if (batch !== undefined) yield* this.#checkBatch(batch, pending);
+        return;
+      }
+      if (pending.length === 0) {
+        // The tree is walked: the last batch is checked, and may come again.
+        const again = yield* this.#checkBatch(batch!, pending);
+        batch = undefined;
+        if (again) continue;
+        return;
+      }
       const node = pending.pop()!;
+      const taken: Taken = { node, dev: node.dev, ino: node.ino };
+      if (batch !== undefined && pending.length < batch.mark) {
+        // From below the stack the batch opened on: put back if the batch is walked again.
+        batch.popped.push(taken);
+        batch.mark = pending.length;
+      }
       if (enter !== undefined && node.walkRelative !== "" && !enter(node.walkRelative)) continue;
+      /** The counts before this directory, for a batch it opens (and may walk again). */
+      let before = batch === undefined ? { ...this.stats } : undefined;
       const since = Date.now() - QUIET_MS;
       const entries: Entry[] = [];
       // Only these names matter to the level: the ignore files and `.git`.
@@ -298,7 +371,6 @@ export class Walker {
         node.ino = info.ino;
         node.quiet = (node.parent?.quiet ?? true) && info.ctime !== null &&
           info.ctime.getTime() + 1000 <= since;
-        this.#careful = node.careful || !node.quiet;
         // Each of Deno's entries is read once (ADR-095): they are dictionary-mode objects, and
         // the sort and the loop below would otherwise look their properties up again and again.
         for (const e of Deno.readDirSync(node.absolute)) {
@@ -315,6 +387,20 @@ export class Walker {
         continue;
       }
       this.stats.directories++;
+      // The directories of a batch that failed are walked again the careful way (ADR-139).
+      this.#careful = node.careful || !node.quiet || this.#carefulLeft > 0;
+      if (this.#carefulLeft > 0) this.#carefulLeft--;
+      if (batch !== undefined) {
+        batch.entered++;
+        if (this.#careful) {
+          // A careful directory is checked alone: the fast ones before it are checked first.
+          const again = yield* this.#checkBatch(batch, pending);
+          batch = undefined;
+          if (again) continue; // this directory comes again too, in the batch's order
+          // A careful batch is never walked again: these counts are not set back to.
+          before = { ...this.stats };
+        }
+      }
       const { level, errors } = this.#policy.readLevel(node.absolute, node.relative, names);
       this.stats.errors += errors;
       const dirStack = node.stack.push(level);
@@ -394,6 +480,7 @@ export class Walker {
             ino: null,
             quiet: false,
             careful: false,
+            checked: 0,
           });
           continue;
         }
@@ -401,25 +488,91 @@ export class Walker {
           (this.stats.files >= maxFiles ? "files" : undefined);
         if (end) {
           this.ended = end;
-          yield* this.#finishDirectory(node, since, yielded);
+          batch = this.#joinBatch(batch, taken, since, yielded, before, pending);
+          if (batch !== undefined) yield* this.#checkBatch(batch, pending);
           return;
         }
         this.stats.files++;
         yielded++;
         yield { kind: "file", path, walkPath, name, absolute: absolutePrefix + name };
       }
-      const retry = yield* this.#finishDirectory(node, since, yielded);
-      if (this.ended) return;
-      if (retry) {
-        // Its files come again, read the careful way; its subdirectories are listed then.
-        this.stats.files -= yielded;
-        this.stats.bytes -= this.#bytesHere;
-        node.careful = true;
-        pending.push(node);
-        continue;
+      batch = this.#joinBatch(batch, taken, since, yielded, before, pending);
+      if (
+        batch !== undefined &&
+        (this.#careful || this.ended !== undefined || batch.nodes.length >= BATCH_DIRECTORIES ||
+          batch.files >= BATCH_FILES)
+      ) {
+        const again = yield* this.#checkBatch(batch, pending);
+        batch = undefined;
+        // Its directories come again, read the careful way; their subdirectories are listed then.
+        if (again) continue;
       }
+      if (this.ended) return;
       for (let i = subdirs.length - 1; i >= 0; i--) pending.push(subdirs[i]);
     }
+  }
+
+  /**
+   * `batch` with `taken`'s directory (just walked, `yielded` files) in it: a new batch when
+   * none is open, opened on the stack as it is now (it popped, its subdirectories not yet pushed) with
+   * `before`, the counts before `node` was entered. A directory that yielded nothing read
+   * nothing and needs no check: `batch` as it was.
+   */
+  #joinBatch(
+    batch: Batch | undefined,
+    taken: Taken,
+    since: number,
+    yielded: number,
+    before: WalkStats | undefined,
+    pending: DirNode[],
+  ): Batch | undefined {
+    if (yielded === 0) return batch;
+    batch ??= {
+      nodes: [],
+      since,
+      files: 0,
+      reads: 0,
+      bytes: 0,
+      entered: 1,
+      mark: pending.length,
+      popped: [taken],
+      stats: before ?? { ...this.stats },
+      careful: this.#careful,
+    };
+    batch.nodes.push(taken.node);
+    batch.since = Math.min(batch.since, since);
+    batch.files += yielded;
+    batch.reads += this.#readsHere;
+    batch.bytes += this.#bytesHere;
+    this.#readsHere = 0;
+    this.#bytesHere = 0;
+    return batch;
+  }
+
+  /**
+   * Checks `batch`'s chains once (confirming its reads, if any) and says so; returns true
+   * when its directories are to be walked again the careful way, after putting the walk's
+   * stack and counts back as they were when it opened.
+   */
+  *#checkBatch(batch: Batch, pending: DirNode[]): Generator<WalkEvent, boolean, void> {
+    const careful = batch.careful;
+    const confirmed = batch.reads === 0 || this.#confirm(batch.nodes, batch.since, careful);
+    const again = !confirmed && !careful && this.ended === undefined;
+    this.#batch = [];
+    const last = batch.nodes[batch.nodes.length - 1];
+    if (again) {
+      pending.length = batch.mark;
+      for (let i = batch.popped.length - 1; i >= 0; i--) {
+        const { node, dev, ino } = batch.popped[i];
+        node.dev = dev;
+        node.ino = ino;
+        pending.push(node);
+      }
+      Object.assign(this.stats, batch.stats);
+      this.#carefulLeft = batch.entered;
+    } else if (!confirmed) this.stats.changed += batch.nodes.length;
+    yield { kind: "directory_done", path: last.relative, confirmed, again };
+    return again;
   }
 
   /**
@@ -543,43 +696,26 @@ export class Walker {
   }
 
   /**
-   * Ends a directory that yielded files (confirming its reads, if any);
-   * returns true when it is to be read again the careful way.
+   * Whether what was read in `nodes` came through the directories recorded:
+   * one pass over their chains when none of those directories changed since
+   * shortly before the first of them was entered, else (a careful batch, one
+   * directory) random probes as in `Workspace` — each either "every file read
+   * still sits at its path" (passes only in the state that was read) or "the
+   * chain of directories is the recorded one" (passes only in the original
+   * state).
    */
-  *#finishDirectory(
-    node: DirNode,
-    since: number,
-    yielded: number,
-  ): Generator<WalkEvent, boolean, void> {
-    if (yielded === 0) return false;
-    const careful = this.#careful;
-    const confirmed = this.#readsHere === 0 || this.#confirm(node, since, careful);
-    const again = !confirmed && !careful && this.ended === undefined;
-    if (!confirmed && !again) this.stats.changed++;
-    this.#batch = [];
-    this.#readsHere = 0;
-    yield { kind: "directory_done", path: node.relative, confirmed, again };
-    return again;
-  }
-
-  /**
-   * Whether what was read in `node` came through the directories recorded:
-   * one pass when none of them changed since shortly before the directory
-   * was entered, else random probes as in `Workspace` — each either "every
-   * file read still sits at its path" (passes only in the state that was
-   * read) or "the chain of directories is the recorded one" (passes only in
-   * the original state).
-   */
-  #confirm(node: DirNode, since: number, careful: boolean): boolean {
+  #confirm(nodes: readonly DirNode[], since: number, careful: boolean): boolean {
     try {
-      const first = chainState(node, since);
+      const first = chainState(nodes, since);
       if (first === "quiet") return true;
       // Reads made the fast way recorded nothing to probe.
       if (first === "changed" || !careful) return false;
       const bits = crypto.getRandomValues(new Uint8Array(SWAP_PROBES / 8));
       for (let i = 0; i < SWAP_PROBES; i++) {
         const probeContent = ((bits[i >> 3] >> (i & 7)) & 1) === 1;
-        if (probeContent ? !this.#batch.every(stillThere) : chainState(node, since) === "changed") {
+        if (
+          probeContent ? !this.#batch.every(stillThere) : chainState(nodes, since) === "changed"
+        ) {
           return false;
         }
       }
@@ -611,14 +747,25 @@ function stillThere(record: ReadRecord): boolean {
   return now.dev === record.dev && now.ino === record.ino;
 }
 
-/** Deepest first: each directory is still the one recorded; quiet when none changed since `since`. */
-function chainState(node: DirNode, since: number): "changed" | "recent" | "quiet" {
+/** Tells one check of chains from the next ({@linkcode DirNode.checked}). */
+let chainChecks = 0;
+
+/**
+ * Each directory on the chains of `nodes` is still the one recorded, each looked at once
+ * (the chain of each from itself up, until a directory this check already saw); quiet when
+ * none changed since `since`. Every `lstat` here comes after every read it vouches for.
+ */
+function chainState(nodes: readonly DirNode[], since: number): "changed" | "recent" | "quiet" {
+  const check = ++chainChecks;
   let quiet = true;
-  for (let n: DirNode | undefined = node; n !== undefined; n = n.parent) {
-    const info = Deno.lstatSync(n.absolute);
-    if (!info.isDirectory || info.dev !== n.dev || info.ino !== n.ino) return "changed";
-    // Deno reports ctime in whole seconds: the change may be up to one later.
-    if (info.ctime === null || info.ctime.getTime() + 1000 > since) quiet = false;
+  for (const node of nodes) {
+    for (let n: DirNode | undefined = node; n !== undefined && n.checked !== check; n = n.parent) {
+      n.checked = check;
+      const info = Deno.lstatSync(n.absolute);
+      if (!info.isDirectory || info.dev !== n.dev || info.ino !== n.ino) return "changed";
+      // Deno reports ctime in whole seconds: the change may be up to one later.
+      if (info.ctime === null || info.ctime.getTime() + 1000 > since) quiet = false;
+    }
   }
   return quiet ? "quiet" : "recent";
 }

@@ -11,7 +11,13 @@
 
 import assert from "node:assert/strict";
 import { QUIET_MS } from "../../src/access/workspace.ts";
-import { READ_FAILURES, Walker, type WalkEvent } from "../../src/access/walk.ts";
+import {
+  BATCH_DIRECTORIES,
+  BATCH_FILES,
+  READ_FAILURES,
+  Walker,
+  type WalkEvent,
+} from "../../src/access/walk.ts";
 import { directContext, makeWorkspace } from "../helpers/fixtures.ts";
 
 /** Long enough for every directory of a fresh tree to count as quiet (ctime has 1 s slack). */
@@ -24,6 +30,16 @@ interface Seen {
 
 /** Walks `root`, reading every file; `onFirst` runs once, after the first file is read. */
 function walkReading(root: string, onFirst: () => void): Seen {
+  let first = true;
+  return walkReadingEach(root, () => {
+    if (!first) return;
+    first = false;
+    onFirst();
+  });
+}
+
+/** Walks `root`, reading every file; `after(path)` runs after each file is read. */
+function walkReadingEach(root: string, after: (path: string) => void): Seen {
   const ctx = directContext(root, {});
   const walker = new Walker(
     ctx.workspace.walkPolicy,
@@ -31,7 +47,6 @@ function walkReading(root: string, onFirst: () => void): Seen {
     ctx.workspace.resolve(""),
   );
   const events: Seen["events"] = [];
-  let first = true;
   for (const event of walker.walk()) {
     if (event.kind === "directory_done") {
       events.push(event);
@@ -39,10 +54,7 @@ function walkReading(root: string, onFirst: () => void): Seen {
     }
     const read = walker.read(event);
     events.push({ ...event, text: read.ok ? new TextDecoder().decode(read.bytes) : undefined });
-    if (first) {
-      first = false;
-      onFirst();
-    }
+    after(event.path);
   }
   return { events, walker };
 }
@@ -55,13 +67,27 @@ function summary(events: Seen["events"]): string[] {
   );
 }
 
-Deno.test("walker: a quiet tree is read in one pass, every directory confirmed", async () => {
+/** No batch that `directory_done` confirmed read a file whose text holds `secret`. */
+function assertNoConfirmedPassShows(events: Seen["events"], secret: string): void {
+  let pass: string[] = [];
+  for (const event of events) {
+    if (event.kind === "file") {
+      pass.push(event.text ?? "");
+      continue;
+    }
+    if (event.confirmed) {
+      assert.ok(!pass.some((t) => t.includes(secret)), JSON.stringify(summary(events)));
+    }
+    pass = [];
+  }
+}
+
+Deno.test("walker: a quiet tree is read in one pass, its directories confirmed together (ADR-139)", async () => {
   await using ws = await makeWorkspace({ "a.txt": "A\n", "d/b.txt": "B\n" });
   await new Promise((r) => setTimeout(r, SETTLE_MS));
   const { events, walker } = walkReading(ws.root, () => {});
   assert.deepEqual(summary(events), [
     "a.txt=A\n",
-    "done . confirmed=true again=false",
     "d/b.txt=B\n",
     "done d confirmed=true again=false",
   ]);
@@ -100,17 +126,7 @@ Deno.test("attack: a file swapped for a symlink to an outside secret during a fa
   });
   // Under a read grant Deno 2.9.6 opens through a final link even with O_NOFOLLOW, so the
   // fast pass may see the secret; what matters is that no confirmed pass does.
-  let pass: string[] = [];
-  for (const event of events) {
-    if (event.kind === "file") {
-      pass.push(event.text ?? "");
-      continue;
-    }
-    if (event.confirmed) {
-      assert.ok(!pass.some((t) => t.includes("OUTSIDE-SECRET")), JSON.stringify(summary(events)));
-    }
-    pass = [];
-  }
+  assertNoConfirmedPassShows(events, "OUTSIDE-SECRET");
   // The careful pass no longer lists b.txt as a file: the listing says it is a link.
   assert.deepEqual(summary(events).slice(-2), ["a.txt=A\n", "done . confirmed=true again=false"]);
 });
@@ -257,4 +273,109 @@ Deno.test("attack: a file that grows while the walker reads it gives a prefix of
     assert.ok(read.length <= cap, `${read.length} bytes`);
     assert.deepEqual(read, final.slice(0, read.length), "a prefix of the file");
   }
+});
+
+Deno.test("walker: batches end at BATCH_DIRECTORIES directories or BATCH_FILES files, and each chain directory is looked at once a batch (ADR-139)", async () => {
+  // 20 directories with a file each, three levels down, then one with more files than a batch.
+  const entries: Record<string, string> = {};
+  for (let i = 0; i < 20; i++) entries[`r/s/t/d${String(i).padStart(2, "0")}/f.txt`] = `${i}\n`;
+  for (let i = 0; i < BATCH_FILES + 3; i++) {
+    entries[`r/s/w/f${String(i).padStart(4, "0")}.txt`] = "x";
+  }
+  await using ws = await makeWorkspace(entries);
+  await new Promise((r) => setTimeout(r, SETTLE_MS));
+  const lstat = Deno.lstatSync;
+  let lstats = 0;
+  Deno.lstatSync = (path: string | URL) => {
+    lstats++;
+    return lstat(path);
+  };
+  let seen: Seen;
+  try {
+    seen = walkReadingEach(ws.root, () => {});
+  } finally {
+    Deno.lstatSync = lstat;
+  }
+  const done = seen.events.filter((e) => e.kind === "directory_done");
+  // d00–d07, d08–d15, then d16–d19 and w together (w's files fill that batch past the count).
+  assert.deepEqual(
+    done.map((e) => `${e.path} ${e.confirmed}`),
+    [
+      `r/s/t/d0${BATCH_DIRECTORIES - 1} true`,
+      `r/s/t/d${2 * BATCH_DIRECTORIES - 1} true`,
+      "r/s/w true",
+    ],
+  );
+  assert.equal(seen.walker.stats.files, 20 + BATCH_FILES + 3);
+  // One lstat as each of the 26 directories is entered, then per batch its directories and
+  // their chain up to the root once (8 + 4, 8 + 4, 5 + 4): 59. A check per directory of its
+  // whole chain (5 for each d, 4 for w) would be 26 + 105 = 131.
+  assert.equal(lstats, 26 + 12 + 12 + 9, `${lstats} lstats`);
+});
+
+Deno.test("walker: a change in a batch's first directory while a later one is read brings the whole batch again, carefully, counted once", async () => {
+  await using ws = await makeWorkspace({ "a/x.txt": "X\n", "b/y.txt": "Y\n", "c/z.txt": "Z\n" });
+  await new Promise((r) => setTimeout(r, SETTLE_MS));
+  let saved = false;
+  const { events, walker } = walkReadingEach(ws.root, (path) => {
+    if (path !== "b/y.txt" || saved) return;
+    saved = true;
+    // An editor's save in a/, whose files were read before: a's ctime moves, so the batch's
+    // one check cannot vouch for what was read there.
+    Deno.writeTextFileSync(ws.path("a/x.tmp"), "X2\n");
+    Deno.renameSync(ws.path("a/x.tmp"), ws.path("a/x.txt"));
+  });
+  assert.deepEqual(summary(events), [
+    "a/x.txt=X\n",
+    "b/y.txt=Y\n",
+    "c/z.txt=Z\n",
+    "done c confirmed=false again=true",
+    // Read again the careful way, each directory checked alone.
+    "a/x.txt=X2\n",
+    "done a confirmed=true again=false",
+    "b/y.txt=Y\n",
+    "done b confirmed=true again=false",
+    "c/z.txt=Z\n",
+    "done c confirmed=true again=false",
+  ]);
+  assert.equal(walker.stats.files, 3, "the files read twice count once");
+  assert.equal(walker.stats.directories, 4, "the directories entered twice count once");
+  assert.equal(walker.stats.changed, 0);
+});
+
+Deno.test("attack: a shared parent swapped for a symlink to an outside tree while the second batch reads, and swapped back before its check, is never confirmed", async () => {
+  // p/d00–d07 fill the first batch, whose check looks at p; p/d08 is the second batch. After
+  // d08's first file is read, p becomes a link to an outside copy holding d08/b2.txt with a
+  // secret, so the second read goes outside; swapped back before the check, every path
+  // resolves as recorded again, and only p's ctime shows the swap. A check that took p as
+  // seen by the first batch's (the shared parents marked once for the whole walk) misses it.
+  const entries: Record<string, string> = { "p/d08/b1.txt": "B1\n", "p/d08/b2.txt": "B2\n" };
+  for (let i = 0; i < BATCH_DIRECTORIES; i++) entries[`p/d0${i}/a.txt`] = "A\n";
+  await using ws = await makeWorkspace(entries);
+  Deno.mkdirSync(`${ws.outside}/p/d08`, { recursive: true });
+  Deno.writeTextFileSync(`${ws.outside}/p/d08/b2.txt`, "OUTSIDE-SECRET\n");
+  await new Promise((r) => setTimeout(r, SETTLE_MS));
+  let swapped = false, back = false;
+  const { events } = walkReadingEach(ws.root, (path) => {
+    if (path === "p/d08/b1.txt" && !swapped) {
+      swapped = true;
+      Deno.renameSync(ws.path("p"), ws.path("p.orig"));
+      Deno.symlinkSync(`${ws.outside}/p`, ws.path("p"));
+    } else if (path === "p/d08/b2.txt" && swapped && !back) {
+      back = true;
+      Deno.removeSync(ws.path("p"));
+      Deno.renameSync(ws.path("p.orig"), ws.path("p"));
+    }
+  });
+  assert.ok(back, `the swap happened: ${JSON.stringify(summary(events))}`);
+  assert.ok(
+    events.some((e) => e.kind === "file" && e.text?.includes("OUTSIDE-SECRET")),
+    "the fast pass did read the outside copy (else this test proves nothing)",
+  );
+  assertNoConfirmedPassShows(events, "OUTSIDE-SECRET");
+  assert.deepEqual(summary(events).slice(-3), [
+    "p/d08/b1.txt=B1\n",
+    "p/d08/b2.txt=B2\n",
+    "done p/d08 confirmed=true again=false",
+  ]);
 });

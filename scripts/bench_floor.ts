@@ -24,13 +24,18 @@
  * path over the files of `rg --files --sort path` up to the one holding the
  * 100th match, by two threads and one, under both grants (`--rows first`).
  *
+ * Since ADR-140 it also runs `search_code`'s real handler and result pipeline on one thread (a
+ * direct context in a worker, as in a tool worker, without the server) over the full literal
+ * scan, under the tool worker's grant and with every permission (`--rows handler`): the whole
+ * tool's cost with and without Deno's per-open path resolution, against ripgrep.
+ *
  * @module
  */
 
 import { parseArgs } from "node:util";
 import { CORPUS, prepareCorpus, rg, rgSelection } from "./lib/linux_corpus.ts";
 import { median } from "./lib/stats.ts";
-import { firstPage, type FloorGrant, floorScan } from "./lib/floor_scan.ts";
+import { firstPage, type FloorGrant, floorScan, HandlerScanner } from "./lib/floor_scan.ts";
 import type { FloorJob } from "./lib/floor_scan_worker.ts";
 
 const USAGE = `deno task bench:floor [--rounds N] [--threads N] [--needle TEXT] [--rows WHICH]
@@ -40,7 +45,8 @@ const USAGE = `deno task bench:floor [--rounds N] [--threads N] [--needle TEXT] 
   --needle TEXT       the literal (default "Linus Torvalds", bench:search's)
   --first-needle TEXT the first-page literal (default "EXPORT_SYMBOL_GPL", bench:search's)
   --first N           the first page's matches (default 100, bench:search's)
-  --rows WHICH        full (the full scan), first (the first page) or all (default)
+  --rows WHICH        full (the full scan's floor), first (the first page's), handler
+                      (search_code's handler on one thread, both grants) or all (default)
 
 Corpus: BENCH_LINUX_DIR (default /tmp/bench/linux), made when missing.`;
 
@@ -77,8 +83,8 @@ if (!Number.isInteger(FIRST) || FIRST < 1) {
   console.error(`bench:floor: --first must be a whole number from 1\n\n${USAGE}`);
   Deno.exit(2);
 }
-if (ROWS !== "all" && ROWS !== "full" && ROWS !== "first") {
-  console.error(`bench:floor: --rows must be full, first or all\n\n${USAGE}`);
+if (!["all", "full", "first", "handler"].includes(ROWS)) {
+  console.error(`bench:floor: --rows must be full, first, handler or all\n\n${USAGE}`);
   Deno.exit(2);
 }
 for (const [name, needle] of [["--needle", NEEDLE], ["--first-needle", FIRST_NEEDLE]]) {
@@ -91,8 +97,9 @@ for (const [name, needle] of [["--needle", NEEDLE], ["--first-needle", FIRST_NEE
 
 await prepareCorpus();
 const mismatches: string[] = [];
-if (ROWS !== "first") mismatches.push(await fullRows());
-if (ROWS !== "full") mismatches.push(await firstRows());
+if (ROWS === "all" || ROWS === "full") mismatches.push(await fullRows());
+if (ROWS === "all" || ROWS === "first") mismatches.push(await firstRows());
+if (ROWS === "all" || ROWS === "handler") mismatches.push(await handlerRows());
 const mismatch = mismatches.find((m) => m !== "") ?? "";
 if (mismatch !== "") {
   console.error(`bench:floor: the floor scan disagrees with ripgrep: ${mismatch}`);
@@ -311,5 +318,81 @@ async function firstRows(): Promise<string> {
         `read the CPU columns, or rerun on a quiet machine.`,
     );
   }
+  return mismatch;
+}
+
+/**
+ * The handler's rows (ADR-140): `search_code` itself on one thread, under the tool worker's
+ * grant and with every permission, interleaved with `rg -j2`; answers the first disagreement
+ * with ripgrep, or "".
+ */
+async function handlerRows(): Promise<string> {
+  const rgArgs = ["-j2", "-n", "-S", ...rgSelection(), "-F", NEEDLE];
+  await rg(rgArgs); // warm the page cache
+  const rgLines = (await rg(rgArgs)).stdout.split("\n").filter((l) => l !== "").length;
+  const grants: { name: string; grant: FloorGrant }[] = [
+    { name: "search_code on one thread, tool worker's grant", grant: "tool worker" },
+    { name: "search_code on one thread, every permission", grant: "every permission" },
+  ];
+  const scanners = grants.map((g) => new HandlerScanner(CORPUS, g.grant));
+  const rgMs: number[] = [];
+  const rgCpu: number[] = [];
+  const seen = grants.map(() => ({ ms: [] as number[], cpu: [] as number[] }));
+  let mismatch = "";
+  let files = 0;
+  try {
+    // One untimed scan each: the handler compiled and its rules built, as in a worker that
+    // has searched before.
+    for (const scanner of scanners) await scanner.scan(NEEDLE);
+    for (let round = 0; round < ROUNDS; round++) {
+      const base = await rg(rgArgs);
+      rgMs.push(base.ms);
+      if (base.cpuMs !== undefined) rgCpu.push(base.cpuMs);
+      // Alternate which grant goes first, so neither always follows ripgrep.
+      const order = round % 2 === 0 ? [0, 1] : [1, 0];
+      for (const i of order) {
+        const run = await scanners[i].scan(NEEDLE);
+        seen[i].ms.push(run.ms);
+        seen[i].cpu.push(run.cpuMs);
+        files = run.report.files;
+        if (run.report.error !== undefined) {
+          mismatch ||= `${grants[i].name}: ${run.report.error}`;
+        } else if (run.report.lines !== rgLines) {
+          mismatch ||= `${grants[i].name}: ${run.report.lines} matching lines, ripgrep ${rgLines}`;
+        }
+      }
+    }
+  } finally {
+    for (const scanner of scanners) scanner.close();
+  }
+  const load = Deno.loadavg().map((x) => x.toFixed(2)).join(" ");
+  const rgWall = median(rgMs);
+  const rgCpuMs = rgCpu.length > 0 ? median(rgCpu) : NaN;
+  const s = (ms: number) => (ms / 1000).toFixed(3);
+  console.log(
+    `\nsearch_code's handler and result pipeline on one thread (a direct context in a worker, no ` +
+      `server), the full literal scan of ${
+        JSON.stringify(NEEDLE)
+      } paged by 10,000 (${files} files ` +
+      `searched), ${ROUNDS} rounds, medians, interleaved with rg -j2 -n; load average ${load}`,
+  );
+  console.log("| measure | wall s | CPU s | CPU / rg's | CPU µs a file |");
+  console.log("| --- | ---: | ---: | ---: | ---: |");
+  console.log(`| rg -j2 -n (${rgLines} matching lines) | ${s(rgWall)} | ${s(rgCpuMs)} | 1.00× | |`);
+  const cpus = seen.map((x) => median(x.cpu));
+  for (const [i, g] of grants.entries()) {
+    console.log(
+      `| ${g.name} | ${s(median(seen[i].ms))} | ${s(cpus[i])} | ${
+        (cpus[i] / rgCpuMs).toFixed(2)
+      }× | ${(cpus[i] * 1000 / files).toFixed(1)} |`,
+    );
+  }
+  console.log(
+    `\nThe tool worker's grant costs the handler ${s(cpus[0] - cpus[1])} s of CPU a scan ` +
+      `(${(100 * (cpus[0] - cpus[1]) / cpus[0]).toFixed(0)}% of it, ${
+        ((cpus[0] - cpus[1]) * 1000 / files).toFixed(1)
+      } µs a file): Deno's per-open path resolution (ADR-083). With every permission the ` +
+      `handler needs ${(cpus[1] / rgCpuMs).toFixed(2)}× ripgrep's CPU.`,
+  );
   return mismatch;
 }

@@ -10,6 +10,10 @@
 import { toolWorkerPermissions } from "../../src/isolation/permissions.ts";
 import { cpuNow } from "./stats.ts";
 import type { FloorJob, FloorReport } from "./floor_scan_worker.ts";
+import type { HandlerJob, HandlerReport } from "./handler_scan_worker.ts";
+import { sandboxSettings } from "../../src/app.ts";
+import type { SandboxSettings } from "../../src/isolation/messages.ts";
+import { configFor } from "../../tests/helpers/fixtures.ts";
 
 /** Whose grant the threads hold: the tool worker's (read scoped to `root`) or every permission. */
 export type FloorGrant = "tool worker" | "every permission";
@@ -133,4 +137,43 @@ function nextMessage(worker: Worker): Promise<unknown> {
       reject(new Error(`floor worker failed: ${event.message}`));
     };
   });
+}
+
+/**
+ * A worker running `search_code`'s real handler on one thread under `grant`
+ * (`handler_scan_worker.ts`, ADR-140), kept across scans as a tool worker is.
+ */
+export class HandlerScanner {
+  readonly #worker: Worker;
+  readonly #ready: Promise<unknown>;
+  /** `bench:search`'s settings: the time budget and the page out of the way of a full scan. */
+  readonly #settings: SandboxSettings;
+
+  constructor(readonly root: string, readonly grant: FloorGrant) {
+    this.#settings = sandboxSettings(configFor(root, {
+      MCP_SANDBOX__TOOL_TIMEOUT_MS: "600000",
+      MCP_SERVER__MAX_RESULT_CHARS: "1000000",
+      MCP_SEARCH__MAX_RESULTS: "10000",
+    }));
+    this.#worker = new Worker(new URL("./handler_scan_worker.ts", import.meta.url), {
+      type: "module",
+      deno: { permissions: grant === "tool worker" ? toolWorkerPermissions(root) : "inherit" },
+    });
+    this.#ready = nextMessage(this.#worker);
+  }
+
+  /** One full scan of `needle`: wall and CPU (ms, this process; the caller's threads idle). */
+  async scan(needle: string): Promise<{ ms: number; cpuMs: number; report: HandlerReport }> {
+    await this.#ready;
+    const answer = nextMessage(this.#worker) as Promise<HandlerReport>;
+    const cpu0 = cpuNow();
+    const t0 = performance.now();
+    this.#worker.postMessage({ settings: this.#settings, needle } satisfies HandlerJob);
+    const report = await answer;
+    return { ms: performance.now() - t0, cpuMs: cpuNow() - cpu0, report };
+  }
+
+  close(): void {
+    this.#worker.terminate();
+  }
 }

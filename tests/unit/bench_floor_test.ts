@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { firstPage, floorScan } from "../../scripts/lib/floor_scan.ts";
+import { firstPage, floorScan, HandlerScanner } from "../../scripts/lib/floor_scan.ts";
 
 async function fixture(): Promise<
   { root: string; files: string[] } & AsyncDisposable
@@ -61,6 +61,24 @@ Deno.test("bench:floor's scoped scan really holds the tool worker's grant: a fil
   });
   assert.equal(every.report.files, 4);
   assert.equal(every.report.lines, 0, "io mode reads without searching");
+});
+
+Deno.test("bench:floor's handler rows run search_code itself, under the grant they name: the same lines under both, and only every permission reads outside the root (ADR-140)", async () => {
+  await using tree = await fixture();
+  for (const grant of ["tool worker", "every permission"] as const) {
+    const scanner = new HandlerScanner(tree.root, grant);
+    try {
+      const run = await scanner.scan("Linus Torvalds");
+      assert.equal(run.report.error, undefined, grant);
+      // a.c's two lines and c.c's one, as ripgrep counts them; b.c is lower case (smart case).
+      assert.equal(run.report.lines, 3, grant);
+      assert.equal(run.report.files, 3, grant);
+      assert.equal(run.report.readsAnywhere, grant === "every permission", grant);
+      assert.ok(run.ms > 0 && run.cpuMs >= 0);
+    } finally {
+      scanner.close();
+    }
+  }
 });
 
 Deno.test("bench:floor refuses arguments it cannot honour, with its usage", async () => {

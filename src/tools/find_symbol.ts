@@ -114,6 +114,13 @@ async function findSymbol(args: FindSymbolArgs, ctx: ToolContext): Promise<RawTo
   let pending: ResultEntry[] = [];
   let pendingTotal = 0;
   let pendingUnparseable: { path: string; reason: string }[] = [];
+  /** The counts at the last directory_done that did not say `again`, to go back to when one does. */
+  const countsOf = () => ({
+    filesSearched,
+    skipped,
+    patternLanguages: new Map([...patternLanguages].map(([k, v]) => [k, { ...v }])),
+  });
+  let counted = countsOf();
 
   for await (
     const event of walkSources(ctx, target, {
@@ -128,6 +135,15 @@ async function findSymbol(args: FindSymbolArgs, ctx: ToolContext): Promise<RawTo
         total += pendingTotal;
         unparseable.push(...pendingUnparseable);
       }
+      if (event.again) {
+        // Its files come again (ADR-139): what they counted is counted once.
+        filesSearched = counted.filesSearched;
+        skipped = counted.skipped;
+        patternLanguages.clear();
+        for (const [language, entry] of counted.patternLanguages) {
+          patternLanguages.set(language, { ...entry });
+        }
+      } else counted = countsOf();
       pending = [];
       pendingTotal = 0;
       pendingUnparseable = [];

@@ -134,20 +134,49 @@ const CONVENTIONAL_ENTRIES = new Set([
 const TEST_FILE =
   /(^|\/)(tests?|__tests__|spec)\/|(_test|\.test|\.spec|_spec)\.[A-Za-z]+$|(^|\/)test_[^/]*\.py$/;
 
+/**
+ * The figures of some of a walk's files: the whole walk's, or one batch's until the walker
+ * confirms it (ADR-139). What an unconfirmed batch read (a directory on its path was swapped)
+ * is dropped whole: a manifest, a README heading or a line count read through a swapped path
+ * never reaches the result.
+ */
+class Figures {
+  files = 0;
+  bytes = 0;
+  testFiles = 0;
+  readonly languages = new Map<string, { files: number; lines: number; bytes: number }>();
+  readonly largest: { path: string; size: number }[] = [];
+  readonly manifests: ManifestSummary[] = [];
+  readonly conventional: string[] = [];
+  readme: { path: string; heading?: string } | null = null;
+
+  /** Adds a later batch's figures to these. */
+  add(batch: Figures): void {
+    this.files += batch.files;
+    this.bytes += batch.bytes;
+    this.testFiles += batch.testFiles;
+    for (const [language, more] of batch.languages) {
+      const entry = this.languages.get(language) ?? { files: 0, lines: 0, bytes: 0 };
+      entry.files += more.files;
+      entry.lines += more.lines;
+      entry.bytes += more.bytes;
+      this.languages.set(language, entry);
+    }
+    for (const file of batch.largest) trackLargest(this.largest, file);
+    this.manifests.push(...batch.manifests);
+    this.conventional.push(...batch.conventional);
+    this.readme ??= batch.readme;
+  }
+}
+
 async function projectOverview(_args: unknown, ctx: ToolContext): Promise<RawToolResult> {
   const root = ctx.workspace.resolve("");
   const walkEnd: SourceWalkEnd = { directories: 0, errors: 0 };
   // The call's cooperative stop flag (ADR-016): at the time budget the walk ends and the figures
   // so far are returned, marked timed_out.
   const stop = () => ctx.stop.reason();
-  const languages = new Map<string, { files: number; lines: number; bytes: number }>();
-  const largest: { path: string; size: number }[] = [];
-  const manifests: ManifestSummary[] = [];
-  const conventional: string[] = [];
-  let files = 0;
-  let bytes = 0;
-  let testFiles = 0;
-  let readme: { path: string; heading?: string } | null = null;
+  const figures = new Figures();
+  let batch = new Figures();
 
   for await (
     const event of walkSources(ctx, root, {
@@ -157,40 +186,50 @@ async function projectOverview(_args: unknown, ctx: ToolContext): Promise<RawToo
       stop,
     }, walkEnd)
   ) {
-    if (event.kind === "directory_done") continue;
-    files++;
+    if (event.kind === "directory_done") {
+      // Kept only once confirmed; a batch that comes again is counted when it does.
+      if (event.confirmed) figures.add(batch);
+      batch = new Figures();
+      continue;
+    }
+    batch.files++;
     const size = event.size ?? 0;
-    bytes += size;
-    // Every file: the worker's gate lets a few a second through.
+    batch.bytes += size;
+    // Every file: the worker's gate lets a few a second through (and only rising counts).
+    const files = figures.files + batch.files;
     ctx.progress(files, undefined, `${files} files walked`);
     const path = event.path;
     const base = event.name;
     const depth = path.split("/").length;
     if (depth <= 2 && isManifest(base)) {
       await loadManifestParsers(); // at the first manifest, once per thread (ADR-108)
-      manifests.push(
+      batch.manifests.push(
         event.bytes && event.bytes.length <= MANIFEST_MAX_BYTES
           ? summariseManifest(path, decodeText(event.bytes))
           : summariseManifest(path, "\0".repeat(MANIFEST_MAX_BYTES + 1)),
       );
     }
-    if (CONVENTIONAL_ENTRIES.has(path)) conventional.push(path);
-    if (TEST_FILE.test(path)) testFiles++;
-    if (!readme && depth === 1 && /^readme(\.(md|markdown|rst|txt))?$/i.test(base)) {
-      readme = {
+    if (CONVENTIONAL_ENTRIES.has(path)) batch.conventional.push(path);
+    if (TEST_FILE.test(path)) batch.testFiles++;
+    if (
+      !figures.readme && !batch.readme && depth === 1 &&
+      /^readme(\.(md|markdown|rst|txt))?$/i.test(base)
+    ) {
+      batch.readme = {
         path,
         ...(event.bytes ? headingOf(decodeText(event.bytes.subarray(0, 16_384))) : {}),
       };
     }
-    trackLargest(largest, { path, size });
+    trackLargest(batch.largest, { path, size });
     const language = languageOf(path) ?? otherLanguage(base);
     if (!language) continue;
-    const entry = languages.get(language) ?? { files: 0, lines: 0, bytes: 0 };
+    const entry = batch.languages.get(language) ?? { files: 0, lines: 0, bytes: 0 };
     entry.files++;
     entry.bytes += size;
     if (event.bytes) entry.lines += countLines(event.bytes, () => stop() !== undefined);
-    languages.set(language, entry);
+    batch.languages.set(language, entry);
   }
+  const { files, bytes, testFiles, languages, largest, manifests, conventional, readme } = figures;
   ctx.progress(files, undefined, `${files} files walked`);
   const stopped = walkEnd.ended === "timed_out" || walkEnd.ended === "cancelled";
 

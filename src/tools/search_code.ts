@@ -392,6 +392,8 @@ class Page {
   here = { scanned: 0, binary: 0, too_large: 0, unreadable: 0 };
   /** The committed results counted up to and including each of `scan.files` (ADR-084). */
   readonly upTo: number[] = [];
+  /** What was spent when the walker last confirmed: a batch read again spends it once (ADR-139). */
+  #committedSpent = 0;
 
   constructor(
     readonly p: Prepared,
@@ -527,6 +529,13 @@ class Page {
 
   /** The walker is done with a directory: keep its results if confirmed, count it once. */
   commit(confirmed: boolean, again = false): void {
+    if (again) {
+      // The batch comes again (ADR-139): what its files set is set back to the last commit,
+      // where the page was not full (else the walk had ended there).
+      this.spent = this.#committedSpent;
+      this.next = undefined;
+      this.timedOut = false;
+    }
     if (confirmed) {
       this.scan.files.push(...this.pending);
       this.total += this.pendingTotal;
@@ -545,6 +554,8 @@ class Page {
     this.here = { scanned: 0, binary: 0, too_large: 0, unreadable: 0 };
     this.pending = [];
     this.pendingTotal = 0;
+    if (!confirmed) this.spent = this.#committedSpent;
+    this.#committedSpent = this.spent;
   }
 }
 
@@ -580,19 +591,34 @@ function scanTree(
       ? { enter: (walkPath: string) => enter(walkPath), files: (first: string) => filesOf(first) }
       : {}),
   });
-  /** Which directories this side enters: above the split depth all, at it those it claims. */
+  /**
+   * Which directories this side enters: above the split depth all, at it those it claims;
+   * below it all (they are in a subtree this side entered). A recalled helper enters no new
+   * subtree, but one it claimed comes back whole when a batch in it is walked again (ADR-139),
+   * and so do the directories above that lead to it.
+   */
   const enter = (walkPath: string): boolean => {
-    if (leaving || full) return false;
+    if (full) return false;
     const depth = depthOf(walkPath) + 1;
     if (depth > SPLIT_DEPTH) return true;
-    if (side === HELPER && ctx.recalled?.()) {
+    if (!leaving && side === HELPER && ctx.recalled?.()) {
       // Between subtrees: everything it claimed is searched; the primary takes the rest.
       leaving = true;
       scan.handedBack = true;
+    }
+    if (leaving) {
+      if (depth === SPLIT_DEPTH) return claimed.has(walkPath);
+      const prefix = walkPath + "/";
+      for (const mine of claimed) if (mine.startsWith(prefix)) return true;
       return false;
     }
-    return depth < SPLIT_DEPTH || share!.claim("t\0" + walkPath, side) === side;
+    if (depth < SPLIT_DEPTH) return true;
+    if (share!.claim("t\0" + walkPath, side) !== side) return false;
+    if (side === HELPER) claimed.add(walkPath);
+    return true;
   };
+  /** The subtrees a helper claimed (to enter them again if recalled meanwhile, ADR-139). */
+  const claimed = new Set<string>();
   /**
    * Whether the files of the directory whose first file the policy lets through is `first` are
    * this side's, asked by the walker at that file (ADR-094, ADR-101: never with a refused name,
@@ -661,9 +687,22 @@ function scanTree(
   let searched = 0;
   /** A helper the pool recalled: it enters nothing more and claims nothing more. */
   let leaving = false;
+  /** The last file walked when the walker last confirmed, and the shared counts added since. */
+  let committedWalked: string | undefined;
+  let walkedSince = 0, bytesSince = 0;
   for (const event of walker.walk()) {
     if (event.kind === "directory_done") {
       page.commit(event.confirmed, event.again);
+      if (event.again) {
+        // The batch comes again, read the careful way (ADR-139): the page was not full at the
+        // last commit (the walk would have ended there), and what the batch's files counted in
+        // the shared caps is taken back, so they count once.
+        full = false;
+        scan.truncated = false;
+        lastWalked = committedWalked;
+        share?.uncount(walkedSince, bytesSince);
+      } else committedWalked = lastWalked;
+      walkedSince = bytesSince = 0;
       if (full) break;
       continue;
     }
@@ -683,6 +722,7 @@ function scanTree(
       }
       if (frontFills(file.walkPath)) continue;
     }
+    walkedSince++;
     if (share !== undefined && share.countWalked() > ctx.limits.maxWalkFiles) {
       // The file cap counts both threads' files: this one was not searched; the next page
       // starts at it (not "after the last walked", which a helper may not have).
@@ -712,6 +752,7 @@ function scanTree(
       lastWalked = file.walkPath;
       continue;
     }
+    bytesSince += length;
     if (share !== undefined && share.addBytes(length) + length > ctx.limits.maxWalkBytes) {
       // The byte cap counts both threads' reads.
       scan.truncated = true;

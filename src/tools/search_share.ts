@@ -123,6 +123,15 @@ export class SearchShare {
     return Atomics.add(this.#words, WALKED, 1) + 1;
   }
 
+  /**
+   * Takes back `files` walked and `bytes` read: a batch of directories read again counts once
+   * (ADR-139).
+   */
+  uncount(files: number, bytes: number): void {
+    Atomics.sub(this.#words, WALKED, files);
+    Atomics.sub(this.#bytes, 0, BigInt(bytes));
+  }
+
   /** Adds `n` bytes read; returns the total before them. */
   addBytes(n: number): number {
     return Number(Atomics.add(this.#bytes, 0, BigInt(n)));

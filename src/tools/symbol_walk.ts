@@ -30,7 +30,16 @@ export type SourceEvent =
     /** Its size in bytes when known. */
     readonly size?: number;
   }
-  | { readonly kind: "directory_done"; readonly confirmed: boolean };
+  | {
+    readonly kind: "directory_done";
+    /** False: drop what was read since the last one (a directory on its path was swapped). */
+    readonly confirmed: boolean;
+    /**
+     * True: those files come again next, read the careful way (ADR-139); what was counted for
+     * them is to be counted once.
+     */
+    readonly again: boolean;
+  };
 
 /** Options of {@linkcode walkSources}. */
 export interface SourceWalkOptions {
@@ -77,7 +86,7 @@ export async function* walkSources(
         yield { kind: "file", path: target.relative, name, skipped: "binary" };
       } else throw error;
     }
-    yield { kind: "directory_done", confirmed: true };
+    yield { kind: "directory_done", confirmed: true, again: false };
     return;
   }
   const walker = new Walker(ctx.workspace.walkPolicy, ctx.workspace.policy.root, target, {
@@ -88,7 +97,7 @@ export async function* walkSources(
   });
   for (const event of walker.walk()) {
     if (event.kind === "directory_done") {
-      yield { kind: "directory_done", confirmed: event.confirmed };
+      yield { kind: "directory_done", confirmed: event.confirmed, again: event.again };
       continue;
     }
     if (!wants(event.path, event.name)) {
@@ -115,10 +124,8 @@ export async function* walkSources(
         };
       continue;
     }
-    if (read.reason === "capped") {
-      end.ended = "bytes";
-      break;
-    }
+    // The byte cap: the walker ends at its next entry, after checking what was read (ADR-139).
+    if (read.reason === "capped") continue;
     if (read.reason === "special") continue;
     let size: number | undefined;
     if (read.reason === "too_large") {

@@ -14,6 +14,8 @@ import {
   SearchShare,
 } from "../../src/tools/search_share.ts";
 import { searchCodeTool } from "../../src/tools/search_code.ts";
+import { withHooks } from "../../src/tools/runtime.ts";
+import { QUIET_MS } from "../../src/access/workspace.ts";
 import { directContext, makeWorkspace } from "../helpers/fixtures.ts";
 
 Deno.test("compareWalkOrder sorts paths exactly as the walker walks them (files before subdirectories, code-unit names)", async () => {
@@ -240,4 +242,40 @@ Deno.test("a thread behind the other's front does not stop on it: the front only
   ) as { scan: { scanned: number; truncated: boolean } };
   assert.equal(answer.scan.scanned, 50);
   assert.equal(answer.scan.truncated, false);
+});
+
+Deno.test("a helper recalled after a subtree it claimed, whose batch then comes again, searches that subtree again instead of losing it (ADR-139)", async () => {
+  // p/q/r1 and p/q/r2 sit at the split depth: the helper claims r1 and reads it. As it is about
+  // to enter r2 it is recalled (the primary takes the rest), and meanwhile a save in r1 moves
+  // r1's ctime, so the batch holding r1 comes again. Asked to enter r1 once more, a recalled
+  // helper that refused every directory dropped r1 — its claim kept the primary out of it too.
+  await using ws = await makeWorkspace({
+    "p/q/r1/a.txt": "needle\n",
+    "p/q/r2/b.txt": "needle\n",
+  });
+  await new Promise((r) => setTimeout(r, QUIET_MS + 1_200));
+  let recalled = false, asked = 0;
+  const ctx = withHooks(directContext(ws.root), {
+    recalled: () => {
+      // Asked first as the helper is about to enter p, then at q, r1 and r2; from r2 on it
+      // is recalled, once r1's file has been read.
+      asked++;
+      if (!recalled && asked === 4) {
+        recalled = true;
+        Deno.writeTextFileSync(ws.path("p/q/r1/a.tmp"), "needle\n");
+        Deno.renameSync(ws.path("p/q/r1/a.tmp"), ws.path("p/q/r1/a.txt"));
+      }
+      return recalled;
+    },
+  });
+  const share = new SearchShare();
+  const answer = await searchCodeTool.assist!(
+    { pattern: "needle", output_mode: "files_with_matches" } as never,
+    ctx,
+    share.buffer,
+  ) as { scan: { files: { path: string }[]; handedBack: boolean; truncated: boolean } };
+  assert.ok(recalled, "the helper was never asked whether it was recalled");
+  assert.equal(answer.scan.handedBack, true);
+  assert.deepEqual(answer.scan.files.map((f) => f.path), ["p/q/r1/a.txt"]);
+  assert.equal(share.claim("t\0p/q/r2", PRIMARY), PRIMARY, "r2 is left to the primary");
 });

@@ -608,6 +608,9 @@ function scanTree(
     }
     if (leaving) {
       if (depth === SPLIT_DEPTH) return claimed.has(walkPath);
+      // Above the split depth: a directory whose files it claimed, or one that leads to one
+      // of those or to a subtree it claimed.
+      if (claimed.has(walkPath)) return true;
       const prefix = walkPath + "/";
       for (const mine of claimed) if (mine.startsWith(prefix)) return true;
       return false;
@@ -617,7 +620,10 @@ function scanTree(
     if (side === HELPER) claimed.add(walkPath);
     return true;
   };
-  /** The subtrees a helper claimed (to enter them again if recalled meanwhile, ADR-139). */
+  /**
+   * The subtrees a helper claimed, and the directories above the split depth whose files it
+   * claimed: to enter them again if recalled meanwhile (ADR-139).
+   */
   const claimed = new Set<string>();
   /**
    * Whether the files of the directory whose first file the policy lets through is `first` are
@@ -640,6 +646,7 @@ function scanTree(
     }
     const mine = depthOf(first) >= SPLIT_DEPTH ||
       share!.claim("f\0" + parentOf(first), side) === side;
+    if (mine && side === HELPER && depthOf(first) < SPLIT_DEPTH) claimed.add(parentOf(first));
     // Everything this side owns before here is committed: say so, and see whether the two
     // sides' results before the other's front already fill the page (ADR-084).
     share!.publishFront(side, first, page.total);
@@ -689,18 +696,27 @@ function scanTree(
   let leaving = false;
   /** The last file walked when the walker last confirmed, and the shared counts added since. */
   let committedWalked: string | undefined;
+  /**
+   * A batch left for a later page (`rewalkCut`), or one a recalled helper walks again
+   * (`rewalking`): either way, this thread's part is not whole up to where it left (ADR-139).
+   */
+  let rewalkCut = false, rewalking = false;
   let walkedSince = 0, bytesSince = 0;
   for (const event of walker.walk()) {
     if (event.kind === "directory_done") {
-      page.commit(event.confirmed, event.again);
-      if (event.again) {
-        // The batch comes again, read the careful way (ADR-139): the page was not full at the
-        // last commit (the walk would have ended there), and what the batch's files counted in
-        // the shared caps is taken back, so they count once.
+      // A batch that comes again, or one left unconfirmed because the walk has ended (a stop or
+      // a cap, so it cannot come again now): this page ends before it, so a later one searches it.
+      const retried = event.again || (!event.confirmed && walker.ended !== undefined);
+      page.commit(event.confirmed, retried);
+      if (retried) {
+        // The page was not full at the last commit (the walk would have ended there), and what
+        // the batch's files counted in the shared caps is taken back, so they count once.
         full = false;
         scan.truncated = false;
         lastWalked = committedWalked;
         share?.uncount(walkedSince, bytesSince);
+        if (!event.again) rewalkCut = true;
+        else if (leaving) rewalking = true;
       } else committedWalked = lastWalked;
       walkedSince = bytesSince = 0;
       if (full) break;
@@ -788,7 +804,10 @@ function scanTree(
       : undefined;
   }
   // A helper that left between subtrees has searched all it claimed: nothing of it is cut.
-  if (leaving) scan.truncated = false;
+  // Unless the walk ended before a batch of what it claimed came again (ADR-139): then its end
+  // stands, and the merge cuts there like any thread's.
+  if (leaving && !rewalkCut && !(rewalking && walker.ended !== undefined)) scan.truncated = false;
+  else if (leaving) scan.handedBack = false;
   scan.end = scan.truncated ? page.next : undefined;
   scan.errors = walker.stats.errors;
   scan.changed = walker.stats.changed;

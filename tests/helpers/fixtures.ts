@@ -151,3 +151,23 @@ export async function callDirect(
     throw error;
   }
 }
+
+/**
+ * Runs `fn` with `Deno.lstatSync` calling `onLstat(path)` first: a test acts at the moment the
+ * walker looks at a directory (its entry, or a batch's check of its chain).
+ */
+export async function withLstatHook<T>(
+  onLstat: (path: string) => void,
+  fn: () => Promise<T>,
+): Promise<T> {
+  const lstat = Deno.lstatSync;
+  Deno.lstatSync = (path: string | URL) => {
+    onLstat(String(path));
+    return lstat(path);
+  };
+  try {
+    return await fn();
+  } finally {
+    Deno.lstatSync = lstat;
+  }
+}

@@ -8,25 +8,11 @@
 
 import assert from "node:assert/strict";
 import { QUIET_MS } from "../../src/access/workspace.ts";
-import { BATCH_DIRECTORIES } from "../../src/access/walk.ts";
-import { callDirect, directContext, makeWorkspace } from "../helpers/fixtures.ts";
+import { BATCH_DIRECTORIES, BATCH_FILES } from "../../src/access/walk.ts";
+import { callDirect, directContext, makeWorkspace, withLstatHook } from "../helpers/fixtures.ts";
 import type { ToolContext } from "../../src/tools/types.ts";
 
 const SETTLE_MS = QUIET_MS + 1100;
-
-/** Runs `fn` with Deno.lstatSync calling `onLstat(path)` first. */
-async function withLstatHook<T>(onLstat: (path: string) => void, fn: () => Promise<T>): Promise<T> {
-  const lstat = Deno.lstatSync;
-  Deno.lstatSync = (path: string | URL) => {
-    onLstat(String(path));
-    return lstat(path);
-  };
-  try {
-    return await fn();
-  } finally {
-    Deno.lstatSync = lstat;
-  }
-}
 
 /** The files of every page after `first`, following its cursors with `args`. */
 async function laterPages(
@@ -192,4 +178,45 @@ Deno.test("find_symbol and project_overview count a batch that comes again once"
   assert.equal(symbols.total_matches, 3);
   assert.equal(symbols.files_searched, 3, "find_symbol: files_searched");
   assert.equal(overview.files, 3, "project_overview: files");
+});
+
+Deno.test("search_code: a stop while a batch with a save in it is unchecked ends the page before the batch, and the next page searches it", async () => {
+  // 0/ is a first batch of one directory (it has more than BATCH_FILES files), confirmed.
+  const entries: Record<string, string> = {
+    "a/x.txt": "needle\n",
+    "b/y.txt": "needle\n",
+    "c/z.txt": "needle\n",
+  };
+  for (let i = 0; i < BATCH_FILES; i++) entries[`0/f${String(i).padStart(3, "0")}.txt`] = "hay\n";
+  await using ws = await makeWorkspace(entries);
+  await new Promise((r) => setTimeout(r, SETTLE_MS));
+  let saved = false, stopped = false;
+  const ctx = directContext(ws.root, {}, {
+    stop: { reason: () => (stopped ? "timed_out" : undefined) },
+  });
+  const args = { pattern: "needle", output_mode: "files_with_matches" };
+  const first = await withLstatHook((path) => {
+    if (!saved && path.endsWith("/b")) {
+      saved = true; // an editor's save in a/ as b is entered
+      Deno.writeTextFileSync(ws.path("a/x.tmp"), "needle\n");
+      Deno.renameSync(ws.path("a/x.tmp"), ws.path("a/x.txt"));
+    } else if (saved && !stopped && path.endsWith("/c")) stopped = true; // budget runs out
+  }, () => callDirect(ctx, "search_code", args));
+  assert.ok(saved && stopped && !("invalidParams" in first));
+  const s = first.structuredContent as { files: { path: string }[]; next_cursor?: string };
+  stopped = false;
+  const seen = [...s.files.map((f) => f.path), ...await laterPages(ctx, args, s)];
+  assert.deepEqual(seen.sort(), ["a/x.txt", "b/y.txt", "c/z.txt"], "every match on some page");
+});
+
+Deno.test("find_symbol at the byte cap keeps the batch read before it and says it was truncated", async () => {
+  const body = "export function needle() {}\n" + "// pad\n".repeat(60_000); // ~420 KB
+  await using ws = await makeWorkspace({ "a/x.ts": body, "b/y.ts": body, "c/z.ts": body });
+  const ctx = directContext(ws.root, { MCP_SEARCH__MAX_BYTES: String(1024 * 1024) });
+  const result = await callDirect(ctx, "find_symbol", { symbol: "needle" });
+  assert.ok(!("invalidParams" in result));
+  const s = result.structuredContent as Record<string, unknown>;
+  assert.equal(s.total_matches, 2);
+  assert.equal(s.files_searched, 2);
+  assert.equal(s.truncated, true);
 });

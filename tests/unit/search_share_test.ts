@@ -16,7 +16,7 @@ import {
 import { searchCodeTool } from "../../src/tools/search_code.ts";
 import { withHooks } from "../../src/tools/runtime.ts";
 import { QUIET_MS } from "../../src/access/workspace.ts";
-import { directContext, makeWorkspace } from "../helpers/fixtures.ts";
+import { directContext, makeWorkspace, withLstatHook } from "../helpers/fixtures.ts";
 
 Deno.test("compareWalkOrder sorts paths exactly as the walker walks them (files before subdirectories, code-unit names)", async () => {
   await using ws = await makeWorkspace({
@@ -278,4 +278,85 @@ Deno.test("a helper recalled after a subtree it claimed, whose batch then comes 
   assert.equal(answer.scan.handedBack, true);
   assert.deepEqual(answer.scan.files.map((f) => f.path), ["p/q/r1/a.txt"]);
   assert.equal(share.claim("t\0p/q/r2", PRIMARY), PRIMARY, "r2 is left to the primary");
+});
+
+/** What a helper's scan says of itself. */
+interface RecalledAnswer {
+  scan: { files: { path: string }[]; handedBack: boolean; truncated: boolean; end?: unknown };
+}
+
+Deno.test("a recalled helper whose batch comes again still searches the files it claimed in a directory above the split depth (ADR-139)", async () => {
+  // p's files (depth 1, above SPLIT_DEPTH) are claimed per directory ("f\0p"); the helper
+  // claims and reads p/a.txt. It is recalled as it is about to enter p/q/r2, and a save in p
+  // makes the batch {p} come again. p holds no claimed subtree, so the recalled helper refuses
+  // to enter p again — and the primary, asking "f\0p", is told the helper owns those files.
+  await using ws = await makeWorkspace({
+    "p/a.txt": "needle\n",
+    "p/q/r2/b.txt": "needle\n",
+  });
+  await new Promise((r) => setTimeout(r, QUIET_MS + 1_200));
+  let recalled = false, asked = 0;
+  const ctx = withHooks(directContext(ws.root), {
+    recalled: () => {
+      asked++; // p, p/q, p/q/r2
+      if (!recalled && asked === 3) {
+        recalled = true;
+        Deno.writeTextFileSync(ws.path("p/a.tmp"), "needle\n");
+        Deno.renameSync(ws.path("p/a.tmp"), ws.path("p/a.txt"));
+      }
+      return recalled;
+    },
+  });
+  const share = new SearchShare();
+  const answer = await searchCodeTool.assist!(
+    { pattern: "needle", output_mode: "files_with_matches" } as never,
+    ctx,
+    share.buffer,
+  ) as RecalledAnswer;
+  assert.ok(recalled);
+  assert.equal(answer.scan.handedBack, true);
+  assert.equal(share.claim("f\0p", PRIMARY), HELPER, "the primary leaves p's files to the helper");
+  assert.deepEqual(
+    answer.scan.files.map((f) => f.path),
+    ["p/a.txt"],
+    "p/a.txt searched by someone",
+  );
+});
+
+Deno.test("a recalled helper stopped right after its claimed subtree's batch comes again leaves a cut where the subtree begins, so a later page searches it (ADR-139)", async () => {
+  await using ws = await makeWorkspace({
+    "p/q/r1/a.txt": "needle\n",
+    "p/q/r2/b.txt": "needle\n",
+  });
+  await new Promise((r) => setTimeout(r, QUIET_MS + 1_200));
+  let recalled = false, asked = 0, stopped = false;
+  const ctx = withHooks(directContext(ws.root), {
+    recalled: () => {
+      asked++; // p, q, r1, r2
+      if (!recalled && asked === 4) {
+        recalled = true;
+        Deno.writeTextFileSync(ws.path("p/q/r1/a.tmp"), "needle\n");
+        Deno.renameSync(ws.path("p/q/r1/a.tmp"), ws.path("p/q/r1/a.txt"));
+      }
+      return recalled;
+    },
+    stop: { reason: () => (stopped ? "timed_out" : undefined) },
+  });
+  const share = new SearchShare();
+  const answer = await withLstatHook((path) => {
+    // The batch's check looks at r1 after the save: the budget runs out now.
+    if (recalled && path.endsWith("/p/q/r1")) stopped = true;
+  }, () =>
+    searchCodeTool.assist!(
+      { pattern: "needle", output_mode: "files_with_matches" } as never,
+      ctx,
+      share.buffer,
+    )) as RecalledAnswer;
+  assert.ok(recalled && stopped);
+  assert.equal(share.claim("t\0p/q/r1", PRIMARY), HELPER, "the primary passes r1 over");
+  // Not searched: then its part is not whole, and the merge must cut where it stopped.
+  if (answer.scan.files.length === 0) {
+    assert.equal(answer.scan.handedBack, false, "a handed-back helper's end is not a cut");
+    assert.equal(answer.scan.truncated, true, JSON.stringify(answer.scan));
+  } else assert.deepEqual(answer.scan.files.map((f) => f.path), ["p/q/r1/a.txt"]);
 });

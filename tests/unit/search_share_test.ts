@@ -244,75 +244,77 @@ Deno.test("a thread behind the other's front does not stop on it: the front only
   assert.equal(answer.scan.truncated, false);
 });
 
+/** What a helper's scan says of itself. */
+interface RecalledAnswer {
+  scan: { files: { path: string }[]; handedBack: boolean; truncated: boolean; end?: unknown };
+}
+
+/**
+ * Runs a search as the helper over `files` (quiet first), recalled from the `at`-th time it is
+ * asked on, when an editor's save rewrites `saved` (a file it has read): the batch holding it
+ * then comes again. `stopWhen(path)`, asked at each `lstat`, raises the time budget's flag.
+ */
+async function recalledHelper(
+  files: Record<string, string>,
+  at: number,
+  saved: string,
+  stopWhen: (path: string, recalled: boolean) => boolean = () => false,
+): Promise<{ answer: RecalledAnswer; share: SearchShare; recalled: boolean; stopped: boolean }> {
+  await using ws = await makeWorkspace(files);
+  await new Promise((r) => setTimeout(r, QUIET_MS + 1_200));
+  let recalled = false, asked = 0, stopped = false;
+  const ctx = withHooks(directContext(ws.root), {
+    recalled: () => {
+      asked++;
+      if (!recalled && asked === at) {
+        recalled = true;
+        Deno.writeTextFileSync(ws.path(saved + ".tmp"), "needle\n");
+        Deno.renameSync(ws.path(saved + ".tmp"), ws.path(saved));
+      }
+      return recalled;
+    },
+    stop: { reason: () => (stopped ? "timed_out" : undefined) },
+  });
+  const share = new SearchShare();
+  const answer = await withLstatHook((path) => {
+    if (stopWhen(path, recalled)) stopped = true;
+  }, () =>
+    searchCodeTool.assist!(
+      { pattern: "needle", output_mode: "files_with_matches" } as never,
+      ctx,
+      share.buffer,
+    )) as RecalledAnswer;
+  return { answer, share, recalled, stopped };
+}
+
 Deno.test("a helper recalled after a subtree it claimed, whose batch then comes again, searches that subtree again instead of losing it (ADR-139)", async () => {
   // p/q/r1 and p/q/r2 sit at the split depth: the helper claims r1 and reads it. As it is about
   // to enter r2 it is recalled (the primary takes the rest), and meanwhile a save in r1 moves
   // r1's ctime, so the batch holding r1 comes again. Asked to enter r1 once more, a recalled
   // helper that refused every directory dropped r1 — its claim kept the primary out of it too.
-  await using ws = await makeWorkspace({
-    "p/q/r1/a.txt": "needle\n",
-    "p/q/r2/b.txt": "needle\n",
-  });
-  await new Promise((r) => setTimeout(r, QUIET_MS + 1_200));
-  let recalled = false, asked = 0;
-  const ctx = withHooks(directContext(ws.root), {
-    recalled: () => {
-      // Asked first as the helper is about to enter p, then at q, r1 and r2; from r2 on it
-      // is recalled, once r1's file has been read.
-      asked++;
-      if (!recalled && asked === 4) {
-        recalled = true;
-        Deno.writeTextFileSync(ws.path("p/q/r1/a.tmp"), "needle\n");
-        Deno.renameSync(ws.path("p/q/r1/a.tmp"), ws.path("p/q/r1/a.txt"));
-      }
-      return recalled;
-    },
-  });
-  const share = new SearchShare();
-  const answer = await searchCodeTool.assist!(
-    { pattern: "needle", output_mode: "files_with_matches" } as never,
-    ctx,
-    share.buffer,
-  ) as { scan: { files: { path: string }[]; handedBack: boolean; truncated: boolean } };
+  // Asked first as it is about to enter p, then at q, r1 and r2 (the fourth).
+  const { answer, share, recalled } = await recalledHelper(
+    { "p/q/r1/a.txt": "needle\n", "p/q/r2/b.txt": "needle\n" },
+    4,
+    "p/q/r1/a.txt",
+  );
   assert.ok(recalled, "the helper was never asked whether it was recalled");
   assert.equal(answer.scan.handedBack, true);
   assert.deepEqual(answer.scan.files.map((f) => f.path), ["p/q/r1/a.txt"]);
   assert.equal(share.claim("t\0p/q/r2", PRIMARY), PRIMARY, "r2 is left to the primary");
 });
 
-/** What a helper's scan says of itself. */
-interface RecalledAnswer {
-  scan: { files: { path: string }[]; handedBack: boolean; truncated: boolean; end?: unknown };
-}
-
 Deno.test("a recalled helper whose batch comes again still searches the files it claimed in a directory above the split depth (ADR-139)", async () => {
   // p's files (depth 1, above SPLIT_DEPTH) are claimed per directory ("f\0p"); the helper
-  // claims and reads p/a.txt. It is recalled as it is about to enter p/q/r2, and a save in p
-  // makes the batch {p} come again. p holds no claimed subtree, so the recalled helper refuses
-  // to enter p again — and the primary, asking "f\0p", is told the helper owns those files.
-  await using ws = await makeWorkspace({
-    "p/a.txt": "needle\n",
-    "p/q/r2/b.txt": "needle\n",
-  });
-  await new Promise((r) => setTimeout(r, QUIET_MS + 1_200));
-  let recalled = false, asked = 0;
-  const ctx = withHooks(directContext(ws.root), {
-    recalled: () => {
-      asked++; // p, p/q, p/q/r2
-      if (!recalled && asked === 3) {
-        recalled = true;
-        Deno.writeTextFileSync(ws.path("p/a.tmp"), "needle\n");
-        Deno.renameSync(ws.path("p/a.tmp"), ws.path("p/a.txt"));
-      }
-      return recalled;
-    },
-  });
-  const share = new SearchShare();
-  const answer = await searchCodeTool.assist!(
-    { pattern: "needle", output_mode: "files_with_matches" } as never,
-    ctx,
-    share.buffer,
-  ) as RecalledAnswer;
+  // claims and reads p/a.txt. It is recalled as it is about to enter p/q/r2 (the third ask),
+  // and a save in p makes the batch {p} come again. p holds no claimed subtree, so a recalled
+  // helper that only remembered subtrees refused to enter p again — and the primary, asking
+  // "f\0p", is told the helper owns those files.
+  const { answer, share, recalled } = await recalledHelper(
+    { "p/a.txt": "needle\n", "p/q/r2/b.txt": "needle\n" },
+    3,
+    "p/a.txt",
+  );
   assert.ok(recalled);
   assert.equal(answer.scan.handedBack, true);
   assert.equal(share.claim("f\0p", PRIMARY), HELPER, "the primary leaves p's files to the helper");
@@ -324,34 +326,13 @@ Deno.test("a recalled helper whose batch comes again still searches the files it
 });
 
 Deno.test("a recalled helper stopped right after its claimed subtree's batch comes again leaves a cut where the subtree begins, so a later page searches it (ADR-139)", async () => {
-  await using ws = await makeWorkspace({
-    "p/q/r1/a.txt": "needle\n",
-    "p/q/r2/b.txt": "needle\n",
-  });
-  await new Promise((r) => setTimeout(r, QUIET_MS + 1_200));
-  let recalled = false, asked = 0, stopped = false;
-  const ctx = withHooks(directContext(ws.root), {
-    recalled: () => {
-      asked++; // p, q, r1, r2
-      if (!recalled && asked === 4) {
-        recalled = true;
-        Deno.writeTextFileSync(ws.path("p/q/r1/a.tmp"), "needle\n");
-        Deno.renameSync(ws.path("p/q/r1/a.tmp"), ws.path("p/q/r1/a.txt"));
-      }
-      return recalled;
-    },
-    stop: { reason: () => (stopped ? "timed_out" : undefined) },
-  });
-  const share = new SearchShare();
-  const answer = await withLstatHook((path) => {
-    // The batch's check looks at r1 after the save: the budget runs out now.
-    if (recalled && path.endsWith("/p/q/r1")) stopped = true;
-  }, () =>
-    searchCodeTool.assist!(
-      { pattern: "needle", output_mode: "files_with_matches" } as never,
-      ctx,
-      share.buffer,
-    )) as RecalledAnswer;
+  // As the first test, and the budget runs out as the batch's check looks at r1 after the save.
+  const { answer, share, recalled, stopped } = await recalledHelper(
+    { "p/q/r1/a.txt": "needle\n", "p/q/r2/b.txt": "needle\n" },
+    4,
+    "p/q/r1/a.txt",
+    (path, recalled) => recalled && path.endsWith("/p/q/r1"),
+  );
   assert.ok(recalled && stopped);
   assert.equal(share.claim("t\0p/q/r1", PRIMARY), HELPER, "the primary passes r1 over");
   // Not searched: then its part is not whole, and the merge must cut where it stopped.

@@ -702,6 +702,11 @@ function scanTree(
    */
   let rewalkCut = false, rewalking = false;
   let walkedSince = 0, bytesSince = 0;
+  /**
+   * The first file the walker gave since the last `directory_done`; and, when a batch that
+   * held this thread's first files is left for later, where its part ends: before that file.
+   */
+  let firstSince: string | undefined, cutBefore: string | undefined;
   for (const event of walker.walk()) {
     if (event.kind === "directory_done") {
       // A batch that comes again, or one left unconfirmed because the walk has ended (a stop or
@@ -716,12 +721,15 @@ function scanTree(
         lastWalked = committedWalked;
         share?.uncount(walkedSince, bytesSince);
         if (!event.again) rewalkCut = true;
-        else if (leaving) rewalking = true;
+        else rewalking = true;
+        if (committedWalked === undefined) cutBefore ??= firstSince;
       } else committedWalked = lastWalked;
       walkedSince = bytesSince = 0;
+      firstSince = undefined;
       if (full) break;
       continue;
     }
+    firstSince ??= event.walkPath;
     if (full) continue;
     const file: WalkFile = event;
     if (share !== undefined) {
@@ -799,6 +807,8 @@ function scanTree(
     scan.timedOut = walker.ended === "timed_out";
     page.next = lastWalked !== undefined
       ? { f: lastWalked, i: false, m: 0 }
+      : cutBefore !== undefined
+      ? { f: cutBefore, i: true, m: 0 }
       : resume
       ? { f: resume.f, i: resume.i, m: resume.m }
       : undefined;

@@ -335,9 +335,51 @@ Deno.test("a recalled helper stopped right after its claimed subtree's batch com
   );
   assert.ok(recalled && stopped);
   assert.equal(share.claim("t\0p/q/r1", PRIMARY), HELPER, "the primary passes r1 over");
-  // Not searched: then its part is not whole, and the merge must cut where it stopped.
+  // Not searched: then its part is not whole, and the merge must cut where it stopped: at r1's
+  // first file (an end of none would read as "nothing covered" and drop the primary's page).
   if (answer.scan.files.length === 0) {
     assert.equal(answer.scan.handedBack, false, "a handed-back helper's end is not a cut");
     assert.equal(answer.scan.truncated, true, JSON.stringify(answer.scan));
+    assert.deepEqual(answer.scan.end, { f: "p/q/r1/a.txt", i: true, m: 0 });
   } else assert.deepEqual(answer.scan.files.map((f) => f.path), ["p/q/r1/a.txt"]);
+});
+
+Deno.test("a helper recalled while it walks again a batch that came again before the recall, and stopped there, does not report its claims whole (ADR-139)", async () => {
+  // r1 and r2 (split depth) are claimed and read by the helper in one batch. A save in r1 as
+  // r2 is entered makes the batch come again while the helper is not leaving yet. On the walk
+  // again it is asked at r1 (the fifth ask: p, q, r1, r2, r1), recalled there, and the budget
+  // runs out at once, before r1's files are read again. Reporting itself whole, it would have
+  // the primary pass r1 and r2 over (the helper owns their claims).
+  await using ws = await makeWorkspace({ "p/q/r1/a.txt": "needle\n", "p/q/r2/b.txt": "needle\n" });
+  await new Promise((r) => setTimeout(r, QUIET_MS + 1_200));
+  let asked = 0, recalled = false, stopped = false, saved = false;
+  const ctx = withHooks(directContext(ws.root), {
+    recalled: () => {
+      asked++;
+      if (asked === 5) recalled = stopped = true;
+      return recalled;
+    },
+    stop: { reason: () => (stopped ? "timed_out" : undefined) },
+  });
+  const share = new SearchShare();
+  const answer = await withLstatHook((path) => {
+    if (!saved && path.endsWith("/p/q/r2")) {
+      saved = true;
+      Deno.writeTextFileSync(ws.path("p/q/r1/a.tmp"), "needle\n");
+      Deno.renameSync(ws.path("p/q/r1/a.tmp"), ws.path("p/q/r1/a.txt"));
+    }
+  }, () =>
+    searchCodeTool.assist!(
+      { pattern: "needle", output_mode: "files_with_matches" } as never,
+      ctx,
+      share.buffer,
+    )) as RecalledAnswer;
+  assert.ok(saved && recalled && stopped);
+  assert.equal(share.claim("t\0p/q/r1", PRIMARY), HELPER, "the primary passes r1 over");
+  const found = answer.scan.files.map((f) => f.path);
+  if (found.length < 2) {
+    assert.equal(answer.scan.handedBack, false, JSON.stringify(answer.scan));
+    assert.equal(answer.scan.truncated, true, JSON.stringify(answer.scan));
+    assert.notEqual(answer.scan.end, undefined, "a cut at a position");
+  }
 });

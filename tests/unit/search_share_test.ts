@@ -15,6 +15,7 @@ import {
 } from "../../src/tools/search_share.ts";
 import { searchCodeTool } from "../../src/tools/search_code.ts";
 import { withHooks } from "../../src/tools/runtime.ts";
+import type { ToolContext } from "../../src/tools/types.ts";
 import { QUIET_MS } from "../../src/access/workspace.ts";
 import { directContext, makeWorkspace, withLstatHook } from "../helpers/fixtures.ts";
 
@@ -249,6 +250,15 @@ interface RecalledAnswer {
   scan: { files: { path: string }[]; handedBack: boolean; truncated: boolean; end?: unknown };
 }
 
+/** The helper's part of a search for `needle` (files with matches) on `share`. */
+function assistNeedle(ctx: ToolContext, share: SearchShare): Promise<RecalledAnswer> {
+  return searchCodeTool.assist!(
+    { pattern: "needle", output_mode: "files_with_matches" } as never,
+    ctx,
+    share.buffer,
+  ) as Promise<RecalledAnswer>;
+}
+
 /**
  * Runs a search as the helper over `files` (quiet first), recalled from the `at`-th time it is
  * asked on, when an editor's save rewrites `saved` (a file it has read): the batch holding it
@@ -278,12 +288,7 @@ async function recalledHelper(
   const share = new SearchShare();
   const answer = await withLstatHook((path) => {
     if (stopWhen(path, recalled)) stopped = true;
-  }, () =>
-    searchCodeTool.assist!(
-      { pattern: "needle", output_mode: "files_with_matches" } as never,
-      ctx,
-      share.buffer,
-    )) as RecalledAnswer;
+  }, () => assistNeedle(ctx, share));
   return { answer, share, recalled, stopped };
 }
 
@@ -368,12 +373,7 @@ Deno.test("a helper recalled while it walks again a batch that came again before
       Deno.writeTextFileSync(ws.path("p/q/r1/a.tmp"), "needle\n");
       Deno.renameSync(ws.path("p/q/r1/a.tmp"), ws.path("p/q/r1/a.txt"));
     }
-  }, () =>
-    searchCodeTool.assist!(
-      { pattern: "needle", output_mode: "files_with_matches" } as never,
-      ctx,
-      share.buffer,
-    )) as RecalledAnswer;
+  }, () => assistNeedle(ctx, share));
   assert.ok(saved && recalled && stopped);
   assert.equal(share.claim("t\0p/q/r1", PRIMARY), HELPER, "the primary passes r1 over");
   const found = answer.scan.files.map((f) => f.path);

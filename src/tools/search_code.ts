@@ -808,7 +808,8 @@ function scanTree(
     page.next = lastWalked !== undefined
       ? { f: lastWalked, i: false, m: 0 }
       : cutBefore !== undefined
-      ? { f: cutBefore, i: true, m: 0 }
+      // At the resume point itself, the matches it skipped there are still skipped.
+      ? { f: cutBefore, i: true, m: resume?.i && resume.f === cutBefore ? resume.m : 0 }
       : resume
       ? { f: resume.f, i: resume.i, m: resume.m }
       : undefined;

@@ -383,3 +383,39 @@ Deno.test("a helper recalled while it walks again a batch that came again before
     assert.notEqual(answer.scan.end, undefined, "a cut at a position");
   }
 });
+
+Deno.test("a resumed page whose first batch comes again and is then stopped keeps the cursor's match count: the next page repeats nothing (ADR-139)", async () => {
+  await using ws = await makeWorkspace({ "p/a.txt": "needle 1\nneedle 2\nneedle 3\n" });
+  await new Promise((r) => setTimeout(r, QUIET_MS + 1_200));
+  let stopped = false;
+  const ctx = withHooks(directContext(ws.root), {
+    stop: { reason: () => (stopped ? "timed_out" : undefined) },
+  });
+  type Out = { structured: { files: { matches: { text: string }[] }[]; next_cursor?: string } };
+  const run = (args: unknown) =>
+    (searchCodeTool.run as unknown as (a: unknown, c: ToolContext) => Promise<Out>)(args, ctx);
+  const texts = (out: Out) => out.structured.files.map((f) => f.matches.map((m) => m.text));
+  const first = await run({ pattern: "needle", max_results: 1 });
+  assert.deepEqual(texts(first), [["needle 1"]]);
+  // Page two resumes inside p/a.txt (one match in). Its batch is read the fast way; a save in
+  // p as the batch's chain is checked makes it come again, and the budget runs out before it
+  // is read again: nothing was committed, so the page ends before the batch.
+  let looked = 0;
+  const second = await withLstatHook((path) => {
+    if (path.endsWith("/p") && ++looked === 2) {
+      Deno.writeTextFileSync(ws.path("p/a.tmp"), "needle 1\nneedle 2\nneedle 3\n");
+      Deno.renameSync(ws.path("p/a.tmp"), ws.path("p/a.txt"));
+      stopped = true;
+    }
+  }, () => run({ pattern: "needle", max_results: 1, cursor: first.structured.next_cursor }));
+  assert.ok(stopped);
+  assert.equal(second.structured.files.length, 0, JSON.stringify(second.structured));
+  stopped = false;
+  const third = await run({
+    pattern: "needle",
+    max_results: 1,
+    cursor: second.structured.next_cursor,
+  });
+  // "needle 1" was on page one: a cut that forgot the cursor's count gave it again here.
+  assert.deepEqual(texts(third), [["needle 2"]]);
+});

@@ -182,10 +182,9 @@ interface Batch {
   readonly nodes: DirNode[];
   /** The earliest of their entry times less {@linkcode QUIET_MS}: the window the chain must be quiet since. */
   since: number;
-  /** Files yielded, files read and bytes read in them. */
+  /** Files yielded, and files read, in them. */
   files: number;
   reads: number;
-  bytes: number;
   /** Directories entered since the batch opened, its first included: read the careful way if it fails. */
   entered: number;
   /**
@@ -268,9 +267,8 @@ export class Walker {
   #buffer: Uint8Array;
   #view: Buffer;
   #batch: ReadRecord[] = [];
-  /** Files read in the current directory, and their bytes. */
+  /** Files read in the current directory. */
   #readsHere = 0;
-  #bytesHere = 0;
   /** Whether reads in the current directory record what they opened (see {@linkcode read}). */
   #careful = true;
   /** Directories still to be read the careful way: those of a batch that failed (ADR-139). */
@@ -419,7 +417,6 @@ export class Walker {
       const early = { denied: 0, ignored: 0, hidden: 0, skippedDirs: 0 };
       this.#batch = [];
       this.#readsHere = 0;
-      this.#bytesHere = 0;
       const prefix = node.relative === "" ? "" : node.relative + "/";
       const walkPrefix = node.walkRelative === "" ? "" : node.walkRelative + "/";
       const absolutePrefix = node.absolute + "/";
@@ -532,7 +529,6 @@ export class Walker {
       since,
       files: 0,
       reads: 0,
-      bytes: 0,
       entered: 1,
       mark: pending.length,
       popped: [taken],
@@ -543,9 +539,7 @@ export class Walker {
     batch.since = Math.min(batch.since, since);
     batch.files += yielded;
     batch.reads += this.#readsHere;
-    batch.bytes += this.#bytesHere;
     this.#readsHere = 0;
-    this.#bytesHere = 0;
     return batch;
   }
 
@@ -658,7 +652,6 @@ export class Walker {
         return CAPPED;
       }
       this.stats.bytes += total;
-      this.#bytesHere += total;
       this.#readsHere++;
       if (record) this.#batch.push(record);
       return total;

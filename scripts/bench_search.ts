@@ -32,7 +32,7 @@ import {
   serveArgs,
 } from "./lib/program.ts";
 import { cpuNow, median } from "./lib/stats.ts";
-import { CORPUS, prepareCorpus, rg, rgSelection } from "./lib/linux_corpus.ts";
+import { CORPUS, FULL_SCAN_ENV, prepareCorpus, rg, rgSelection } from "./lib/linux_corpus.ts";
 
 const ROUNDS = Number(Deno.env.get("BENCH_ROUNDS") ?? "5");
 /** Only the queries whose name contains one of these comma-separated words (default: all). */
@@ -147,11 +147,7 @@ class ServerProcess {
 }
 
 await prepareCorpus();
-const env = {
-  MCP_SERVER__MAX_RESULT_CHARS: "1000000",
-  MCP_SEARCH__MAX_RESULTS: "10000",
-  MCP_SANDBOX__TOOL_TIMEOUT_MS: "600000",
-};
+const env = FULL_SCAN_ENV;
 const ctx = directContext(CORPUS, env);
 
 // 1. The walker's file list against rg --files (pure ignore semantics: no skipped trees).
@@ -465,11 +461,7 @@ function callPeakRss(): number | undefined {
       JSON.stringify({ pattern: "Linus Torvalds", max_results: 10_000 }),
     ],
     cwd: CORPUS,
-    env: childEnv({
-      MCP_SANDBOX__TOOL_TIMEOUT_MS: "600000",
-      MCP_SERVER__MAX_RESULT_CHARS: "1000000",
-      MCP_SEARCH__MAX_RESULTS: "10000",
-    }),
+    env: childEnv(FULL_SCAN_ENV),
     clearEnv: true,
     stdout: "null",
     stderr: "piped",

@@ -44,7 +44,7 @@
 import { REPO_ROOT, rerunUnderDevserverV8Flags } from "./lib/program.ts";
 import { toolWorkerPermissions } from "../src/isolation/permissions.ts";
 import { cpuNow, median } from "./lib/stats.ts";
-import { CORPUS } from "./lib/linux_corpus.ts";
+import { CORPUS, FULL_SCAN_ENV } from "./lib/linux_corpus.ts";
 
 const ROUNDS = Number(Deno.env.get("BENCH_ROUNDS") ?? "7");
 const BASELINE = Deno.env.get("BENCH_BASELINE");
@@ -73,11 +73,7 @@ interface Subject {
 async function load(root: string, label: string): Promise<Subject> {
   const walkModule = await import(`${root}/src/access/walk.ts`);
   const fixtures = await import(`${root}/tests/helpers/fixtures.ts`);
-  const env = {
-    MCP_SANDBOX__TOOL_TIMEOUT_MS: "600000",
-    MCP_SERVER__MAX_RESULT_CHARS: "1000000",
-    MCP_SEARCH__MAX_RESULTS: "10000",
-  };
+  const env = FULL_SCAN_ENV;
   const ctx = fixtures.directContext(CORPUS, env);
   const server = fixtures.startServer(CORPUS, env);
   await server.dispatcher.call("search_code", { pattern: "warm-up", path: "README" });

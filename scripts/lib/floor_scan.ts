@@ -14,6 +14,7 @@ import type { HandlerJob, HandlerReport } from "./handler_scan_worker.ts";
 import { sandboxSettings } from "../../src/app.ts";
 import type { SandboxSettings } from "../../src/isolation/messages.ts";
 import { configFor } from "../../tests/helpers/fixtures.ts";
+import { FULL_SCAN_ENV } from "./linux_corpus.ts";
 
 /** Whose grant the threads hold: the tool worker's (read scoped to `root`) or every permission. */
 export type FloorGrant = "tool worker" | "every permission";
@@ -150,11 +151,7 @@ export class HandlerScanner {
   readonly #settings: SandboxSettings;
 
   constructor(readonly root: string, readonly grant: FloorGrant) {
-    this.#settings = sandboxSettings(configFor(root, {
-      MCP_SANDBOX__TOOL_TIMEOUT_MS: "600000",
-      MCP_SERVER__MAX_RESULT_CHARS: "1000000",
-      MCP_SEARCH__MAX_RESULTS: "10000",
-    }));
+    this.#settings = sandboxSettings(configFor(root, { ...FULL_SCAN_ENV }));
     this.#worker = new Worker(new URL("./handler_scan_worker.ts", import.meta.url), {
       type: "module",
       deno: { permissions: grant === "tool worker" ? toolWorkerPermissions(root) : "inherit" },

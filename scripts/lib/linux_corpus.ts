@@ -14,6 +14,16 @@ import { DEFAULT_SKIPPED_DIRS } from "../../src/access/walk_policy.ts";
 export const CORPUS = Deno.env.get("BENCH_LINUX_DIR") ?? "/tmp/bench/linux";
 
 /**
+ * The settings the benchmarks' full scans run under: a time budget and a page out of the way,
+ * so a scan of the whole tree pages by 10,000 matches within a 1,000,000-character budget.
+ */
+export const FULL_SCAN_ENV: Readonly<Record<string, string>> = {
+  MCP_SANDBOX__TOOL_TIMEOUT_MS: "600000",
+  MCP_SERVER__MAX_RESULT_CHARS: "1000000",
+  MCP_SEARCH__MAX_RESULTS: "10000",
+};
+
+/**
  * Makes the corpus when it is missing, from Debian's
  * `/usr/src/linux-source-6.1.tar.xz` (`apt-get install linux-source-6.1`):
  * unpacked, Debian's appended `/*` line dropped from the top `.gitignore`

@@ -171,3 +171,12 @@ export async function withLstatHook<T>(
     Deno.lstatSync = lstat;
   }
 }
+
+/**
+ * Writes `text` to `path` as an editor saves: a new file beside it, renamed over it. The
+ * directory's `ctime` moves, so a walk that read it before cannot vouch for it (ADR-054).
+ */
+export function saveLikeAnEditor(path: string, text: string): void {
+  Deno.writeTextFileSync(path + ".save", text);
+  Deno.renameSync(path + ".save", path);
+}

@@ -9,7 +9,13 @@
 import assert from "node:assert/strict";
 import { QUIET_MS } from "../../src/access/workspace.ts";
 import { BATCH_DIRECTORIES, BATCH_FILES } from "../../src/access/walk.ts";
-import { callDirect, directContext, makeWorkspace, withLstatHook } from "../helpers/fixtures.ts";
+import {
+  callDirect,
+  directContext,
+  makeWorkspace,
+  saveLikeAnEditor,
+  withLstatHook,
+} from "../helpers/fixtures.ts";
 import type { ToolContext } from "../../src/tools/types.ts";
 
 const SETTLE_MS = QUIET_MS + 1100;
@@ -47,8 +53,7 @@ Deno.test("search_code: a page that fills inside a batch that then comes again k
       if (saved || !path.endsWith("/b")) return;
       saved = true;
       // An editor's save in a/ (a's files already read) as b is entered: a's ctime moves.
-      Deno.writeTextFileSync(ws.path("a/x.tmp"), "needle\n");
-      Deno.renameSync(ws.path("a/x.tmp"), ws.path("a/x.txt"));
+      saveLikeAnEditor(ws.path("a/x.txt"), "needle\n");
     },
     () =>
       callDirect(ctx, "search_code", {
@@ -126,8 +131,7 @@ Deno.test("search_code: a stop right after a batch comes again ends the page bef
     (path) => {
       if (!saved && path.endsWith("/y")) {
         saved = true;
-        Deno.writeTextFileSync(ws.path("x/a.tmp"), "needle\n");
-        Deno.renameSync(ws.path("x/a.tmp"), ws.path("x/a.txt"));
+        saveLikeAnEditor(ws.path("x/a.txt"), "needle\n");
       } else if (saved && path.endsWith("/x")) {
         // The second batch's check has begun: the call's budget runs out now.
         stopped = true;
@@ -166,8 +170,7 @@ Deno.test("find_symbol and project_overview count a batch that comes again once"
     const result = await withLstatHook((path) => {
       if (saved || !path.endsWith("/b")) return;
       saved = true;
-      Deno.writeTextFileSync(ws.path("a/x.tmp"), "export function needle() {}\n");
-      Deno.renameSync(ws.path("a/x.tmp"), ws.path("a/x.ts"));
+      saveLikeAnEditor(ws.path("a/x.ts"), "export function needle() {}\n");
     }, () => callDirect(directContext(ws.root, {}), tool, args));
     assert.ok(saved && !("invalidParams" in result));
     return result.structuredContent as Record<string, unknown>;
@@ -198,8 +201,7 @@ Deno.test("search_code: a stop while a batch with a save in it is unchecked ends
   const first = await withLstatHook((path) => {
     if (!saved && path.endsWith("/b")) {
       saved = true; // an editor's save in a/ as b is entered
-      Deno.writeTextFileSync(ws.path("a/x.tmp"), "needle\n");
-      Deno.renameSync(ws.path("a/x.tmp"), ws.path("a/x.txt"));
+      saveLikeAnEditor(ws.path("a/x.txt"), "needle\n");
     } else if (saved && !stopped && path.endsWith("/c")) stopped = true; // budget runs out
   }, () => callDirect(ctx, "search_code", args));
   assert.ok(saved && stopped && !("invalidParams" in first));

@@ -17,7 +17,12 @@ import { searchCodeTool } from "../../src/tools/search_code.ts";
 import { withHooks } from "../../src/tools/runtime.ts";
 import type { ToolContext } from "../../src/tools/types.ts";
 import { QUIET_MS } from "../../src/access/workspace.ts";
-import { directContext, makeWorkspace, withLstatHook } from "../helpers/fixtures.ts";
+import {
+  directContext,
+  makeWorkspace,
+  saveLikeAnEditor,
+  withLstatHook,
+} from "../helpers/fixtures.ts";
 
 Deno.test("compareWalkOrder sorts paths exactly as the walker walks them (files before subdirectories, code-unit names)", async () => {
   await using ws = await makeWorkspace({
@@ -278,8 +283,7 @@ async function recalledHelper(
       asked++;
       if (!recalled && asked === at) {
         recalled = true;
-        Deno.writeTextFileSync(ws.path(saved + ".tmp"), "needle\n");
-        Deno.renameSync(ws.path(saved + ".tmp"), ws.path(saved));
+        saveLikeAnEditor(ws.path(saved), "needle\n");
       }
       return recalled;
     },
@@ -370,8 +374,7 @@ Deno.test("a helper recalled while it walks again a batch that came again before
   const answer = await withLstatHook((path) => {
     if (!saved && path.endsWith("/p/q/r2")) {
       saved = true;
-      Deno.writeTextFileSync(ws.path("p/q/r1/a.tmp"), "needle\n");
-      Deno.renameSync(ws.path("p/q/r1/a.tmp"), ws.path("p/q/r1/a.txt"));
+      saveLikeAnEditor(ws.path("p/q/r1/a.txt"), "needle\n");
     }
   }, () => assistNeedle(ctx, share));
   assert.ok(saved && recalled && stopped);
@@ -403,8 +406,7 @@ Deno.test("a resumed page whose first batch comes again and is then stopped keep
   let looked = 0;
   const second = await withLstatHook((path) => {
     if (path.endsWith("/p") && ++looked === 2) {
-      Deno.writeTextFileSync(ws.path("p/a.tmp"), "needle 1\nneedle 2\nneedle 3\n");
-      Deno.renameSync(ws.path("p/a.tmp"), ws.path("p/a.txt"));
+      saveLikeAnEditor(ws.path("p/a.txt"), "needle 1\nneedle 2\nneedle 3\n");
       stopped = true;
     }
   }, () => run({ pattern: "needle", max_results: 1, cursor: first.structured.next_cursor }));

@@ -18,7 +18,7 @@ import {
   Walker,
   type WalkEvent,
 } from "../../src/access/walk.ts";
-import { directContext, makeWorkspace } from "../helpers/fixtures.ts";
+import { directContext, makeWorkspace, saveLikeAnEditor } from "../helpers/fixtures.ts";
 
 /** Long enough for every directory of a fresh tree to count as quiet (ctime has 1 s slack). */
 const SETTLE_MS = QUIET_MS + 1_200;
@@ -100,8 +100,7 @@ Deno.test("walker: a directory changed while read the fast way is read again, ca
   await new Promise((r) => setTimeout(r, SETTLE_MS));
   const { events, walker } = walkReading(ws.root, () => {
     // An editor's save: a new file renamed over the old one (the directory's ctime moves).
-    Deno.writeTextFileSync(`${ws.root}/b.tmp`, "new\n");
-    Deno.renameSync(`${ws.root}/b.tmp`, `${ws.root}/b.txt`);
+    saveLikeAnEditor(ws.path("b.txt"), "new\n");
   });
   assert.deepEqual(summary(events), [
     "a.txt=A\n",
@@ -322,8 +321,7 @@ Deno.test("walker: a change in a batch's first directory while a later one is re
     saved = true;
     // An editor's save in a/, whose files were read before: a's ctime moves, so the batch's
     // one check cannot vouch for what was read there.
-    Deno.writeTextFileSync(ws.path("a/x.tmp"), "X2\n");
-    Deno.renameSync(ws.path("a/x.tmp"), ws.path("a/x.txt"));
+    saveLikeAnEditor(ws.path("a/x.txt"), "X2\n");
   });
   assert.deepEqual(summary(events), [
     "a/x.txt=X\n",
